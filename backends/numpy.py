@@ -1,0 +1,59 @@
+"""The NumPy backend: blocks are ``numpy.ndarray`` in host memory, sent to MPI as they are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import array_api_compat.numpy as xp_numpy
+import numpy as np
+
+from .base import Device
+
+__all__ = ["NumPyBackend", "backend"]
+
+_CPU = Device("numpy", "cpu")
+
+
+class NumPyBackend:
+    name = "numpy"
+    xp = xp_numpy
+
+    def default_device(self) -> Device:
+        return _CPU
+
+    def devices(self) -> list[Device]:
+        return [_CPU]
+
+    def device_of(self, block: Any) -> Device:
+        return _CPU
+
+    def is_block(self, obj: Any) -> bool:
+        return isinstance(obj, np.ndarray)
+
+    def dtype_of(self, block: np.ndarray) -> np.dtype:
+        return block.dtype
+
+    def native_dtype(self, dtype: np.dtype) -> np.dtype:
+        return np.dtype(dtype)
+
+    def check_device(self, device: Device | None, func: str) -> None:
+        if device is not None and device != _CPU and device != "cpu":
+            raise ValueError(f"{func}: device {device!r} is not a device of the numpy backend")
+
+    def asarray(self, obj, dtype=None, device=None, copy=None) -> np.ndarray:
+        self.check_device(device, "asarray")
+        return xp_numpy.asarray(obj, dtype=dtype, copy=copy)
+
+    def empty(self, shape, dtype, device=None) -> np.ndarray:
+        self.check_device(device, "empty")
+        return np.empty(shape, dtype=dtype)
+
+    def to_host(self, block: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(block)
+
+    def from_host(self, array: np.ndarray, device=None) -> np.ndarray:
+        return array
+
+
+def backend() -> NumPyBackend:
+    return NumPyBackend()

@@ -1,0 +1,68 @@
+"""Test setup shared by every run (1 rank, or N ranks under mpiexec).
+
+- Hypothesis is derandomized so that every rank draws the same examples.
+- Under several ranks, only rank 0 reports; a test failing on any rank prints its report
+  (with the rank) and aborts the whole job, so the other ranks never wait in a collective
+  that will not come.
+- Every test has a watchdog: past ``XDIST_TEST_TIMEOUT`` seconds (default 120) the stacks are
+  dumped and the process exits, which ends the MPI job.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import sys
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import xdist
+
+settings.register_profile(
+    "xdist",
+    derandomize=True,
+    deadline=None,
+    database=None,
+    max_examples=int(os.environ.get("XDIST_HYPOTHESIS_EXAMPLES", "25")),
+    suppress_health_check=list(HealthCheck),
+    print_blob=False,
+)
+settings.load_profile("xdist")
+
+_COMM = xdist.default_comm()
+RANK, SIZE = _COMM.rank, _COMM.size
+_TIMEOUT = float(os.environ.get("XDIST_TEST_TIMEOUT", "120"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if SIZE > 1 and RANK != 0:
+        # Keep rank 0's report readable: other ranks speak only when they fail.
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            config.pluginmanager.unregister(reporter)
+
+
+def _abort(report) -> None:
+    sys.stderr.write(f"\n===== rank {RANK} of {SIZE}: {report.nodeid} failed\n{report.longreprtext}\n")
+    sys.stderr.flush()
+    from mpi4py import MPI
+
+    MPI.COMM_WORLD.Abort(1)
+
+
+def pytest_runtest_logreport(report) -> None:
+    if SIZE > 1 and report.failed:
+        _abort(report)
+
+
+def pytest_collectreport(report) -> None:
+    if SIZE > 1 and report.failed:
+        _abort(report)
+
+
+@pytest.fixture(autouse=True)
+def _watchdog():
+    faulthandler.dump_traceback_later(_TIMEOUT, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()

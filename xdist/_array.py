@@ -1,0 +1,393 @@
+"""The distributed array: one local block plus one layout, on a communicator and a backend.
+
+"Think globally, act locally": the global array is what the standard's functions see; the
+block of this rank is ``x.local``, an array of the backend library that may be read and
+written in place.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from . import _elementwise_functions as _ew
+from ._comm import Communicator
+from ._layout import Layout
+
+__all__ = ["Array"]
+
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+
+
+class Array:
+    """A distributed array. Create it with xdist's functions, not with ``Array(...)``."""
+
+    __slots__ = ("_local", "_layout", "_comm", "_backend", "__weakref__")
+
+    _local: Any
+    _layout: Layout
+    _comm: Communicator
+    _backend: Any
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("xdist.Array cannot be created directly; use xdist.asarray or from_local")
+
+    @classmethod
+    def _new(cls, local: Any, layout: Layout, comm: Communicator, backend: Any) -> Array:
+        self = object.__new__(cls)
+        self._local = local
+        self._layout = layout
+        self._comm = comm
+        self._backend = backend
+        return self
+
+    # -- the standard's attributes ---------------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype:
+        return self._backend.dtype_of(self._local)
+
+    @property
+    def device(self):
+        return self._backend.device_of(self._local)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._layout.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._layout.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._layout.shape, dtype=np.int64))
+
+    @property
+    def T(self) -> Array:
+        if self.ndim != 2:
+            raise ValueError(f"Array.T: the array must be 2-D, got {self.ndim} dimensions")
+        from ._manipulation_functions import permute_dims
+
+        return permute_dims(self, (1, 0))
+
+    @property
+    def mT(self) -> Array:
+        if self.ndim < 2:
+            raise ValueError(f"Array.mT: the array must be at least 2-D, got {self.ndim} dimensions")
+        from ._linear_algebra_functions import matrix_transpose
+
+        return matrix_transpose(self)
+
+    # -- xdist's attributes ----------------------------------------------------------------
+    @property
+    def split(self) -> int | None:
+        """The axis the array is split along, or ``None`` when every rank holds all of it."""
+        return self._layout.split
+
+    @property
+    def layout(self) -> Layout:
+        return self._layout
+
+    @property
+    def counts(self) -> tuple[int, ...] | None:
+        """Per-rank lengths along the split axis (``None`` when replicated)."""
+        return self._layout.counts
+
+    @property
+    def offsets(self) -> tuple[int, ...] | None:
+        return self._layout.offsets if self._layout.split is not None else None
+
+    @property
+    def lshape(self) -> tuple[int, ...]:
+        """The shape of this rank's block."""
+        return self._layout.local_shape(self._comm.rank)
+
+    @property
+    def local(self) -> Any:
+        """This rank's block, an array of the backend library (writable)."""
+        return self._local
+
+    @property
+    def comm(self) -> Communicator:
+        return self._comm
+
+    @property
+    def backend(self) -> Any:
+        return self._backend
+
+    def __repr__(self) -> str:
+        where = "replicated" if self.split is None else f"split={self.split}, counts={self.counts}"
+        return f"xdist.Array(shape={self.shape}, dtype={self.dtype}, {where}, device={self.device})"
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    # -- namespace and interchange ---------------------------------------------------------
+    def __array_namespace__(self, *, api_version: str | None = None) -> types.ModuleType:
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(
+                f"__array_namespace__: unsupported api_version {api_version!r}; "
+                f"expected one of {_API_VERSIONS}"
+            )
+        import xdist
+
+        return xdist
+
+    def to_numpy(self) -> np.ndarray:
+        """The whole array as a NumPy array on every rank: one ``allgatherv``, so every rank
+        needs memory for the global array. Costly; meant for small results and tests."""
+        from ._distribution import to_numpy
+
+        return to_numpy(self)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        if copy is False:
+            raise ValueError("__array__: a distributed array cannot be viewed without a copy")
+        out = self.to_numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if self.split is not None and self._comm.size > 1:
+            raise BufferError(
+                "__dlpack__: the array is split over several ranks; call xdist.resplit(x, None) "
+                "or x.to_numpy() for a full copy on every rank"
+            )
+        kwargs = {}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        if copy is not None:
+            kwargs["copy"] = copy
+        return self._local.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._local.__dlpack_device__()
+
+    def to_device(self, device, /, *, stream=None) -> Array:
+        if device != self.device and str(device) != str(self.device):
+            raise ValueError(f"to_device: cannot move an array on {self.device} to {device!r}")
+        return self
+
+    # -- Python scalars (collective: every rank gets the owner's value) ---------------------
+    def _scalar(self, kind: str) -> Any:
+        from ._distribution import scalar_value
+
+        return scalar_value(self, kind)
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("__bool__"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("__int__"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("__float__"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("__complex__"))
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"__index__: only integer arrays can be used as an index, got {self.dtype}")
+        return int(self._scalar("__index__"))
+
+    # -- indexing ------------------------------------------------------------------------------
+    def __getitem__(self, key) -> Array:
+        from ._indexing import getitem
+
+        return getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        from ._indexing import setitem
+
+        setitem(self, key, value)
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    # -- operators: each is the standard's function of the same meaning --------------------
+    def _binary(self, other, name: str, reflected: bool = False):
+        if not isinstance(other, (Array, bool, int, float, complex)):
+            return NotImplemented
+        func = getattr(_ew, name)
+        return func(other, self) if reflected else func(self, other)
+
+    def _inplace(self, other, name: str) -> Array:
+        result = self._binary(other, name)
+        if result is NotImplemented:
+            return NotImplemented
+        from ._distribution import assign_inplace
+
+        assign_inplace(self, result, f"__i{name}__")
+        return self
+
+    def __add__(self, other):
+        return self._binary(other, "add")
+
+    def __radd__(self, other):
+        return self._binary(other, "add", reflected=True)
+
+    def __iadd__(self, other):
+        return self._inplace(other, "add")
+
+    def __sub__(self, other):
+        return self._binary(other, "subtract")
+
+    def __rsub__(self, other):
+        return self._binary(other, "subtract", reflected=True)
+
+    def __isub__(self, other):
+        return self._inplace(other, "subtract")
+
+    def __mul__(self, other):
+        return self._binary(other, "multiply")
+
+    def __rmul__(self, other):
+        return self._binary(other, "multiply", reflected=True)
+
+    def __imul__(self, other):
+        return self._inplace(other, "multiply")
+
+    def __truediv__(self, other):
+        return self._binary(other, "divide")
+
+    def __rtruediv__(self, other):
+        return self._binary(other, "divide", reflected=True)
+
+    def __itruediv__(self, other):
+        return self._inplace(other, "divide")
+
+    def __floordiv__(self, other):
+        return self._binary(other, "floor_divide")
+
+    def __rfloordiv__(self, other):
+        return self._binary(other, "floor_divide", reflected=True)
+
+    def __ifloordiv__(self, other):
+        return self._inplace(other, "floor_divide")
+
+    def __mod__(self, other):
+        return self._binary(other, "remainder")
+
+    def __rmod__(self, other):
+        return self._binary(other, "remainder", reflected=True)
+
+    def __imod__(self, other):
+        return self._inplace(other, "remainder")
+
+    def __pow__(self, other):
+        return self._binary(other, "pow")
+
+    def __rpow__(self, other):
+        return self._binary(other, "pow", reflected=True)
+
+    def __ipow__(self, other):
+        return self._inplace(other, "pow")
+
+    def __and__(self, other):
+        return self._binary(other, "bitwise_and")
+
+    def __rand__(self, other):
+        return self._binary(other, "bitwise_and", reflected=True)
+
+    def __iand__(self, other):
+        return self._inplace(other, "bitwise_and")
+
+    def __or__(self, other):
+        return self._binary(other, "bitwise_or")
+
+    def __ror__(self, other):
+        return self._binary(other, "bitwise_or", reflected=True)
+
+    def __ior__(self, other):
+        return self._inplace(other, "bitwise_or")
+
+    def __xor__(self, other):
+        return self._binary(other, "bitwise_xor")
+
+    def __rxor__(self, other):
+        return self._binary(other, "bitwise_xor", reflected=True)
+
+    def __ixor__(self, other):
+        return self._inplace(other, "bitwise_xor")
+
+    def __lshift__(self, other):
+        return self._binary(other, "bitwise_left_shift")
+
+    def __rlshift__(self, other):
+        return self._binary(other, "bitwise_left_shift", reflected=True)
+
+    def __ilshift__(self, other):
+        return self._inplace(other, "bitwise_left_shift")
+
+    def __rshift__(self, other):
+        return self._binary(other, "bitwise_right_shift")
+
+    def __rrshift__(self, other):
+        return self._binary(other, "bitwise_right_shift", reflected=True)
+
+    def __irshift__(self, other):
+        return self._inplace(other, "bitwise_right_shift")
+
+    def __eq__(self, other):  # type: ignore[override]
+        return self._binary(other, "equal")
+
+    def __ne__(self, other):  # type: ignore[override]
+        return self._binary(other, "not_equal")
+
+    def __lt__(self, other):  # type: ignore[override]
+        return self._binary(other, "less")
+
+    def __le__(self, other):  # type: ignore[override]
+        return self._binary(other, "less_equal")
+
+    def __gt__(self, other):  # type: ignore[override]
+        return self._binary(other, "greater")
+
+    def __ge__(self, other):  # type: ignore[override]
+        return self._binary(other, "greater_equal")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __matmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        from ._linear_algebra_functions import matmul
+
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        from ._linear_algebra_functions import matmul
+
+        return matmul(other, self)
+
+    def __imatmul__(self, other):
+        result = self.__matmul__(other)
+        if result is NotImplemented:
+            return NotImplemented
+        from ._distribution import assign_inplace
+
+        assign_inplace(self, result, "__imatmul__")
+        return self
+
+    def __abs__(self) -> Array:
+        return _ew.abs(self)
+
+    def __neg__(self) -> Array:
+        return _ew.negative(self)
+
+    def __pos__(self) -> Array:
+        return _ew.positive(self)
+
+    def __invert__(self) -> Array:
+        return _ew.bitwise_invert(self)

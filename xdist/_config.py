@@ -1,0 +1,102 @@
+"""Process-wide settings of xdist, read from the environment and changeable in code.
+
+Settings (environment variable in brackets):
+
+- ``max_message_elements`` [``XDIST_MAX_MESSAGE_ELEMENTS``]: the largest count, in elements,
+  that the transport passes to one MPI call. Larger messages are cut into chunks. The default
+  is ``2**31 - 1``, the limit of MPI's ``int`` counts; tests lower it to exercise chunking.
+- ``default_split`` [``XDIST_DEFAULT_SPLIT``]: the split axis used by creation functions when
+  ``split=`` is not given (``None``, replicated, by default). Used by the conformance runner
+  so that the arrays the suite creates are really distributed.
+- ``comm`` [``XDIST_COMM=self|world``]: the default communicator. ``world`` (the default when
+  mpi4py and an MPI library are importable) is ``MPI.COMM_WORLD``; ``self`` is the
+  one-process communicator that needs no MPI at all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+__all__ = ["Config", "get_config", "set_config", "config_context"]
+
+_INT32_MAX = 2**31 - 1
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        parsed = int(value)
+    except ValueError:
+        raise ValueError(f"{name}: expected an integer, got {value!r}") from None
+    if parsed < 1:
+        raise ValueError(f"{name}: expected a positive integer, got {parsed}")
+    return parsed
+
+
+def _env_split(name: str) -> int | None:
+    value = os.environ.get(name, "").strip()
+    if value in ("", "none", "None"):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{name}: expected an axis or 'none', got {value!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    max_message_elements: int
+    default_split: int | None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_message_elements, int) or self.max_message_elements < 1:
+            raise ValueError(
+                "set_config: max_message_elements must be a positive int, "
+                f"got {self.max_message_elements!r}"
+            )
+        if self.max_message_elements > _INT32_MAX:
+            raise ValueError(
+                "set_config: max_message_elements must not exceed 2**31 - 1 (MPI's int count), "
+                f"got {self.max_message_elements}"
+            )
+        if self.default_split is not None and not isinstance(self.default_split, int):
+            raise TypeError(
+                f"set_config: default_split must be an int or None, got {self.default_split!r}"
+            )
+
+
+_config = Config(
+    max_message_elements=_env_int("XDIST_MAX_MESSAGE_ELEMENTS", _INT32_MAX),
+    default_split=_env_split("XDIST_DEFAULT_SPLIT"),
+)
+
+
+def get_config() -> Config:
+    """The settings in force."""
+    return _config
+
+
+def set_config(**changes: object) -> Config:
+    """Change settings for the whole process; returns the previous settings."""
+    global _config
+    previous = _config
+    unknown = set(changes) - set(Config.__dataclass_fields__)
+    if unknown:
+        raise TypeError(f"set_config: unknown settings {sorted(unknown)}")
+    _config = replace(_config, **changes)  # type: ignore[arg-type]
+    return previous
+
+
+@contextmanager
+def config_context(**changes: object) -> Iterator[Config]:
+    """Change settings inside a ``with`` block and restore them on exit."""
+    previous = set_config(**changes)
+    try:
+        yield _config
+    finally:
+        set_config(**{f: getattr(previous, f) for f in Config.__dataclass_fields__})

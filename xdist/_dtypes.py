@@ -1,0 +1,63 @@
+"""The standard's data types (as NumPy ``dtype`` objects) and their categories."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128",
+    "ALL_DTYPES", "CATEGORIES", "check_category", "as_dtype", "default_float", "default_int",
+    "default_complex", "default_index",
+]
+
+bool = np.dtype("bool")  # noqa: A001 (the standard's name)
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
+
+ALL_DTYPES = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+              float32, float64, complex64, complex128)
+
+default_float = float64
+default_int = int64
+default_complex = complex128
+default_index = int64
+
+# The dtype categories of the standard, by the kinds of NumPy's dtype.kind.
+CATEGORIES: dict[str, str] = {
+    "all": "biufc",
+    "numeric": "iufc",
+    "real numeric": "iuf",
+    "integer": "iu",
+    "integer or boolean": "biu",
+    "boolean": "b",
+    "floating-point": "fc",
+    "real floating-point": "f",
+    "complex floating-point": "c",
+}
+
+
+def as_dtype(dtype: object, func: str, name: str = "dtype") -> np.dtype:
+    """``dtype`` as one of the standard's dtypes, or a ``TypeError`` naming the function."""
+    try:
+        d = np.dtype(dtype)  # type: ignore[call-overload]
+    except TypeError:
+        d = None
+    if d is None or d not in ALL_DTYPES:
+        raise TypeError(f"{func}: {name} must be a dtype of the standard, got {dtype!r}")
+    return d
+
+
+def check_category(dtype: np.dtype, category: str, func: str, name: str = "x") -> None:
+    if dtype.kind not in CATEGORIES[category]:
+        raise TypeError(f"{func}: {name} must have a {category} dtype, got {dtype}")

@@ -1,0 +1,154 @@
+"""Elementwise functions of the standard.
+
+Rules are data: each function is a row of ``_UNARY`` / ``_BINARY`` (its name and the dtype
+category it accepts), and one pipeline serves them all: check dtypes -> broadcast global
+shapes -> decide the output layout -> align the operands' blocks -> call the backend's
+function on the blocks -> wrap. Operands with equal layouts never communicate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _array
+from ._broadcast import align_block, broadcast_shapes, output_layout
+from ._dtypes import check_category
+
+_SCALARS = (bool, int, float, complex)
+
+# name -> dtype category of the standard that the inputs must have
+_UNARY: dict[str, str] = {
+    "abs": "numeric", "acos": "floating-point", "acosh": "floating-point",
+    "asin": "floating-point", "asinh": "floating-point", "atan": "floating-point",
+    "atanh": "floating-point", "bitwise_invert": "integer or boolean", "ceil": "real numeric",
+    "conj": "numeric", "cos": "floating-point", "cosh": "floating-point",
+    "exp": "floating-point", "expm1": "floating-point", "floor": "real numeric",
+    "imag": "numeric", "isfinite": "numeric", "isinf": "numeric", "isnan": "numeric",
+    "log": "floating-point", "log1p": "floating-point", "log2": "floating-point",
+    "log10": "floating-point", "logical_not": "boolean", "negative": "numeric",
+    "positive": "numeric", "real": "numeric", "reciprocal": "floating-point",
+    "round": "numeric", "sign": "numeric", "signbit": "real floating-point",
+    "sin": "floating-point", "sinh": "floating-point", "sqrt": "floating-point",
+    "square": "numeric", "tan": "floating-point", "tanh": "floating-point",
+    "trunc": "real numeric",
+}
+
+_BINARY: dict[str, str] = {
+    "add": "numeric", "atan2": "real floating-point", "bitwise_and": "integer or boolean",
+    "bitwise_left_shift": "integer", "bitwise_or": "integer or boolean",
+    "bitwise_right_shift": "integer", "bitwise_xor": "integer or boolean",
+    "copysign": "real floating-point", "divide": "numeric", "equal": "all",
+    "floor_divide": "real numeric", "greater": "real numeric", "greater_equal": "real numeric",
+    "hypot": "real floating-point", "less": "real numeric", "less_equal": "real numeric",
+    "logaddexp": "real floating-point", "logical_and": "boolean", "logical_or": "boolean",
+    "logical_xor": "boolean", "maximum": "real numeric", "minimum": "real numeric",
+    "multiply": "numeric", "nextafter": "real floating-point", "not_equal": "all",
+    "pow": "numeric", "remainder": "real numeric", "subtract": "numeric",
+}
+
+__all__ = [*_UNARY, *_BINARY, "clip", "apply_elementwise"]
+
+
+def _check_operand(x: Any, func: str, name: str) -> None:
+    if not isinstance(x, _array.Array) and not isinstance(x, _SCALARS):
+        raise TypeError(
+            f"{func}: {name} must be an xdist array or a Python scalar, got {type(x).__name__}"
+        )
+
+
+def _context(arrays: list[_array.Array], func: str):
+    first = arrays[0]
+    for a in arrays[1:]:
+        if a._comm is not first._comm:
+            raise ValueError(f"{func}: the arrays live on different communicators")
+        if a._backend is not first._backend or a.device != first.device:
+            raise ValueError(
+                f"{func}: the arrays are on different devices: {first.device} and {a.device}"
+            )
+    return first._comm, first._backend
+
+
+def apply_elementwise(func: str, local_fn, operands: list[Any]) -> _array.Array:
+    """Broadcast ``operands`` (arrays and Python scalars) and apply ``local_fn`` blockwise."""
+    arrays = [x for x in operands if isinstance(x, _array.Array)]
+    if not arrays:
+        raise TypeError(f"{func}: at least one argument must be an xdist array")
+    comm, backend = _context(arrays, func)
+    first = arrays[0]._layout
+    if all(a._layout == first for a in arrays):  # the common case: nothing to decide
+        out = first
+        blocks = [x._local if isinstance(x, _array.Array) else x for x in operands]
+    else:
+        shape = broadcast_shapes([a.shape for a in arrays], func)
+        out = output_layout([a._layout for a in arrays], shape)
+        blocks = [
+            align_block(x._local, x._layout, out, comm, backend)
+            if isinstance(x, _array.Array) else x
+            for x in operands
+        ]
+    local = local_fn(*blocks)
+    if not backend.is_block(local):  # 0-d results of some libraries come back as scalars
+        local = backend.asarray(local)
+    return _array.Array._new(local, out, comm, backend)
+
+
+def _make_unary(name: str, category: str):
+    def func(x: _array.Array, /) -> _array.Array:
+        if not isinstance(x, _array.Array):
+            raise TypeError(f"{name}: x must be an xdist array, got {type(x).__name__}")
+        check_category(x.dtype, category, name)
+        local = getattr(x._backend.xp, name)(x._local)
+        return _array.Array._new(local, x._layout, x._comm, x._backend)
+
+    func.__name__ = func.__qualname__ = name
+    func.__doc__ = f"The standard's ``{name}``, elementwise on each rank's block (no messages)."
+    return func
+
+
+def _make_binary(name: str, category: str):
+    def func(x1, x2, /) -> _array.Array:
+        _check_operand(x1, name, "x1")
+        _check_operand(x2, name, "x2")
+        for arg, label in ((x1, "x1"), (x2, "x2")):
+            if isinstance(arg, _array.Array):
+                check_category(arg.dtype, category, name, label)
+        xp = (x1 if isinstance(x1, _array.Array) else x2)._backend.xp
+        return apply_elementwise(name, getattr(xp, name), [x1, x2])
+
+    func.__name__ = func.__qualname__ = name
+    func.__doc__ = (
+        f"The standard's ``{name}`` with broadcasting; operands of equal layouts send nothing."
+    )
+    return func
+
+
+for _name, _category in _UNARY.items():
+    globals()[_name] = _make_unary(_name, _category)
+for _name, _category in _BINARY.items():
+    globals()[_name] = _make_binary(_name, _category)
+del _name, _category
+
+
+def clip(x: _array.Array, /, min=None, max=None) -> _array.Array:  # noqa: A002
+    """The standard's ``clip``: ``min`` and ``max`` may be scalars or arrays broadcast to ``x``."""
+    if not isinstance(x, _array.Array):
+        raise TypeError(f"clip: x must be an xdist array, got {type(x).__name__}")
+    check_category(x.dtype, "real numeric", "clip")
+    for bound, label in ((min, "min"), (max, "max")):
+        if bound is not None:
+            _check_operand(bound, "clip", label)
+            if isinstance(bound, _array.Array):
+                check_category(bound.dtype, "real numeric", "clip", label)
+    shapes = [x.shape] + [b.shape for b in (min, max) if isinstance(b, _array.Array)]
+    if broadcast_shapes(shapes, "clip") != x.shape:
+        raise ValueError(f"clip: min and max must broadcast to the shape of x {x.shape}")
+    xp = x._backend.xp
+    dtype = x.dtype
+
+    def local_clip(block, lo, hi):
+        out = xp.clip(block, lo, hi)
+        return out if out.dtype == dtype else xp.astype(out, dtype)
+
+    return apply_elementwise("clip", local_clip, [x, min, max])

@@ -1,0 +1,158 @@
+"""The layout of a distributed array: a frozen value, and pure functions on it.
+
+A ``Layout`` knows the global shape, the split axis (``None``: every rank holds the whole
+array) and, for a split array, how many indices along the split axis each rank holds. Blocks
+are contiguous and in rank order: rank ``r`` holds global indices
+``offsets[r] : offsets[r] + counts[r]`` of the split axis. Counts are balanced by default
+(they differ by at most one, the first ranks taking the extra ones) but any counts are valid,
+zero included: a rank may hold nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+__all__ = ["Layout", "balanced_counts", "normalize_axis"]
+
+
+def normalize_axis(axis: int, ndim: int, func: str, name: str = "axis") -> int:
+    """``axis`` in ``[0, ndim)``, or an ``IndexError`` naming the function."""
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"{func}: {name} must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"{func}: {name} {axis} is out of bounds for an array of {ndim} dimensions")
+    return axis % ndim
+
+
+def balanced_counts(n: int, nranks: int) -> tuple[int, ...]:
+    """Counts summing to ``n`` that differ by at most one, the larger ones first."""
+    q, r = divmod(n, nranks)
+    return tuple(q + 1 if i < r else q for i in range(nranks))
+
+
+@dataclass(frozen=True)
+class Layout:
+    shape: tuple[int, ...]
+    split: int | None
+    counts: tuple[int, ...] | None  # per rank along `split`; None when replicated
+
+    def __post_init__(self) -> None:
+        if self.split is None:
+            if self.counts is not None:
+                raise ValueError("Layout: a replicated layout has no counts")
+            return
+        if not 0 <= self.split < len(self.shape):
+            raise ValueError(f"Layout: split {self.split} out of range for shape {self.shape}")
+        if self.counts is None or any(c < 0 for c in self.counts):
+            raise ValueError(f"Layout: invalid counts {self.counts}")
+        if sum(self.counts) != self.shape[self.split]:
+            raise ValueError(
+                f"Layout: counts {self.counts} sum to {sum(self.counts)}, "
+                f"not to the split dimension {self.shape[self.split]}"
+            )
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def replicated(cls, shape: tuple[int, ...]) -> Layout:
+        return cls(tuple(shape), None, None)
+
+    @classmethod
+    def balanced(cls, shape: tuple[int, ...], split: int | None, nranks: int) -> Layout:
+        if split is None:
+            return cls.replicated(shape)
+        return cls(tuple(shape), split, balanced_counts(shape[split], nranks))
+
+    # -- derived values ------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def is_split(self) -> bool:
+        return self.split is not None
+
+    @cached_property
+    def offsets(self) -> tuple[int, ...]:
+        """Global start index of each rank's block along the split axis."""
+        if self.counts is None:
+            return ()
+        out, acc = [], 0
+        for c in self.counts:
+            out.append(acc)
+            acc += c
+        return tuple(out)
+
+    @property
+    def is_balanced(self) -> bool:
+        return self.counts is None or self.counts == balanced_counts(
+            self.shape[self.split], len(self.counts)  # type: ignore[index]
+        )
+
+    def local_shape(self, rank: int) -> tuple[int, ...]:
+        if self.split is None:
+            return self.shape
+        shape = list(self.shape)
+        shape[self.split] = self.counts[rank]  # type: ignore[index]
+        return tuple(shape)
+
+    def local_range(self, rank: int) -> tuple[int, int]:
+        """``(start, stop)`` of ``rank``'s block along the split axis."""
+        if self.split is None:
+            raise ValueError("Layout.local_range: the layout is replicated")
+        start = self.offsets[rank]
+        return start, start + self.counts[rank]  # type: ignore[index]
+
+    def local_slice(self, rank: int) -> tuple[slice, ...]:
+        """The global index of ``rank``'s block, one slice per axis."""
+        key = [slice(None)] * self.ndim
+        if self.split is not None:
+            key[self.split] = slice(*self.local_range(rank))
+        return tuple(key)
+
+    def owner(self, index: int) -> int:
+        """The rank holding global ``index`` of the split axis (the first, if replicated)."""
+        if self.split is None:
+            return 0
+        n = self.shape[self.split]
+        if not 0 <= index < n:
+            raise IndexError(f"Layout.owner: index {index} out of range for size {n}")
+        for rank, (start, count) in enumerate(zip(self.offsets, self.counts)):  # type: ignore[arg-type]
+            if start <= index < start + count:
+                return rank
+        raise AssertionError("unreachable: counts cover the axis")
+
+    def with_shape(self, shape: tuple[int, ...], split: int | None) -> Layout:
+        """The same per-rank counts on another shape (used by shape-preserving ops)."""
+        return Layout(tuple(shape), split, self.counts if split is not None else None)
+
+    def overlap(self, other: Layout) -> list[tuple[int, int, tuple[slice, ...]]]:
+        """What moves from ``self`` to ``other``: ``(src_rank, dst_rank, global box)`` for every
+        pair of ranks whose blocks intersect (non-empty boxes only). A replicated source is
+        read locally: every destination takes its block from itself.
+        """
+        if self.shape != other.shape:
+            raise ValueError(f"Layout.overlap: shapes differ: {self.shape} != {other.shape}")
+        nranks = len(self.counts or other.counts or (0,))
+        out = []
+        for dst in range(nranks):
+            dbox = other.local_slice(dst)
+            if self.split is None:
+                out.append((dst, dst, dbox))
+                continue
+            for src in range(nranks):
+                box = _intersect(self.local_slice(src), dbox, self.shape)
+                if box is not None:
+                    out.append((src, dst, box))
+        return out
+
+
+def _intersect(a: tuple[slice, ...], b: tuple[slice, ...], shape: tuple[int, ...]):
+    box = []
+    for sa, sb, n in zip(a, b, shape):
+        lo = max(sa.indices(n)[0], sb.indices(n)[0])
+        hi = min(sa.indices(n)[1], sb.indices(n)[1])
+        if hi <= lo:
+            return None
+        box.append(slice(lo, hi))
+    return tuple(box)

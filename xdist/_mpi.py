@@ -1,0 +1,273 @@
+"""The MPI communicator: the only module of xdist that imports mpi4py.
+
+Array data always travels as typed buffers (``Allreduce``, ``Allgatherv``, ``Alltoallv``...),
+never pickled. Counts and displacements of MPI calls are C ``int``s, so a message of more than
+``max_message_elements`` (2**31 - 1 by default) elements is cut into chunks here, once, for
+every collective (the BigMPI4py idea): contiguous collectives loop over chunks of the flat
+buffer, and the v-collectives fall back to rounds of bounded point-to-point or broadcast
+messages when a count or a displacement would overflow.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+from mpi4py import MPI
+
+from ._comm import ReduceOp, _check_counts, _check_root, _counter, check_op, exscan_identity
+from ._config import get_config
+
+__all__ = ["MPIComm", "world"]
+
+_BUILTIN = {"sum": MPI.SUM, "prod": MPI.PROD, "min": MPI.MIN, "max": MPI.MAX,
+            "land": MPI.LAND, "lor": MPI.LOR}
+
+
+@cache
+def _mpi_type(dtype: np.dtype) -> MPI.Datatype | None:
+    try:
+        mpitype = MPI.Datatype.fromcode(dtype.char)
+    except (ValueError, KeyError):
+        return None
+    return None if mpitype == MPI.DATATYPE_NULL else mpitype
+
+
+def _typed(buf: np.ndarray) -> tuple[np.ndarray, MPI.Datatype, int]:
+    """A flat buffer, its MPI datatype and how many MPI elements one array element is.
+
+    A dtype with no MPI type (float16, ...) travels as raw bytes.
+    """
+    flat = np.ascontiguousarray(buf).reshape(-1)
+    mpitype = _mpi_type(flat.dtype)
+    if mpitype is None:
+        return flat.view(np.uint8), MPI.BYTE, flat.dtype.itemsize
+    return flat, mpitype, 1
+
+
+@cache
+def _record_op(op: ReduceOp) -> tuple[MPI.Op, MPI.Datatype]:
+    """An MPI user op applying ``op.combine`` to records of ``op.record`` float64s.
+
+    The records travel as one contiguous derived datatype, so MPI never cuts a record apart
+    when it pipelines a large reduction.
+    """
+    record = op.record
+
+    def combine(inmem, inoutmem, datatype):  # noqa: ARG001 (signature fixed by MPI)
+        a = np.frombuffer(inmem, dtype=np.float64).reshape(-1, record)
+        b = np.frombuffer(inoutmem, dtype=np.float64).reshape(-1, record)
+        b[...] = op.combine(a, b)
+
+    rtype = MPI.DOUBLE.Create_contiguous(record).Commit()
+    return MPI.Op.Create(combine, commute=True), rtype
+
+
+@cache
+def _nan_op(kind: str, dtype: np.dtype) -> MPI.Op:
+    """MIN/MAX that propagate NaN like the standard's min/max (MPI's builtins need not)."""
+    fn = np.minimum if kind == "min" else np.maximum
+
+    def combine(inmem, inoutmem, datatype):  # noqa: ARG001 (signature fixed by MPI)
+        a = np.frombuffer(inmem, dtype=dtype)
+        b = np.frombuffer(inoutmem, dtype=dtype)
+        fn(a, b, out=b)
+
+    return MPI.Op.Create(combine, commute=True)
+
+
+def _reduction(op: str | ReduceOp, dtype: np.dtype):
+    if isinstance(op, ReduceOp):
+        return _record_op(op)
+    if op in ("min", "max") and dtype.kind == "f":
+        return _nan_op(op, dtype), None
+    return _BUILTIN[op], None
+
+
+def _chunks(n: int, limit: int):
+    for start in range(0, n, limit):
+        yield start, min(start + limit, n)
+
+
+class MPIComm:
+    """A ``Communicator`` on an ``mpi4py.MPI.Comm``."""
+
+    def __init__(self, comm: MPI.Comm) -> None:
+        self._comm = comm
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+
+    @property
+    def mpi_comm(self) -> MPI.Comm:
+        """The underlying mpi4py communicator (for users mixing xdist with raw MPI)."""
+        return self._comm
+
+    def __repr__(self) -> str:
+        return f"MPIComm(rank={self.rank}, size={self.size})"
+
+    def barrier(self) -> None:
+        _counter.record("barrier")
+        self._comm.Barrier()
+
+    def bcast(self, buf: np.ndarray, root: int) -> np.ndarray:
+        _check_root(root, self.size)
+        _counter.record("bcast")
+        flat, mpitype, scale = _typed(buf)
+        limit = get_config().max_message_elements
+        for lo, hi in _chunks(flat.size, limit):
+            self._comm.Bcast([flat[lo:hi], hi - lo, mpitype], root=root)
+        return flat.view(buf.dtype).reshape(buf.shape)
+
+    def allreduce(self, buf: np.ndarray, op: str | ReduceOp) -> np.ndarray:
+        check_op(op)
+        _counter.record("allreduce")
+        send = np.ascontiguousarray(buf)
+        out = np.empty_like(send)
+        if send.size == 0:
+            return out
+        mpiop, rtype = _reduction(op, send.dtype)
+        if rtype is not None:  # records of op.record float64 values
+            record = op.record  # type: ignore[union-attr]
+            s = send.reshape(-1, record)
+            o = out.reshape(-1, record)
+            limit = max(1, get_config().max_message_elements // record)
+            for lo, hi in _chunks(s.shape[0], limit):
+                self._comm.Allreduce([s[lo:hi], hi - lo, rtype], [o[lo:hi], hi - lo, rtype], mpiop)
+            return out
+        mpitype = _mpi_type(send.dtype)
+        if mpitype is None:
+            raise TypeError(f"allreduce: no MPI datatype for dtype {send.dtype}")
+        s, o = send.reshape(-1), out.reshape(-1)
+        for lo, hi in _chunks(s.size, get_config().max_message_elements):
+            self._comm.Allreduce([s[lo:hi], hi - lo, mpitype], [o[lo:hi], hi - lo, mpitype], mpiop)
+        return out
+
+    def exscan(self, buf: np.ndarray, op: str) -> np.ndarray:
+        _counter.record("exscan")
+        out = exscan_identity(np.ascontiguousarray(buf), op)  # rank 0 keeps the identity
+        send = np.ascontiguousarray(buf).reshape(-1)
+        mpitype = _mpi_type(send.dtype)
+        if mpitype is None:
+            raise TypeError(f"exscan: no MPI datatype for dtype {send.dtype}")
+        recv = np.empty_like(send)
+        for lo, hi in _chunks(send.size, get_config().max_message_elements):
+            self._comm.Exscan([send[lo:hi], hi - lo, mpitype], [recv[lo:hi], hi - lo, mpitype],
+                              _BUILTIN[op])
+        if self.rank > 0:
+            out.reshape(-1)[...] = recv
+        return out
+
+    def allgather_ints(self, values: Sequence[int]) -> np.ndarray:
+        _counter.record("allgather")
+        send = np.asarray(values, dtype=np.int64).reshape(-1)
+        out = np.empty((self.size, send.size), dtype=np.int64)
+        self._comm.Allgather(send, out)
+        return out
+
+    def allgatherv(self, buf: np.ndarray, counts: Sequence[int]) -> np.ndarray:
+        counts = [int(c) for c in counts]
+        _check_counts("allgatherv", sum(counts), counts, self.size)
+        if np.size(buf) != counts[self.rank]:
+            raise ValueError(
+                f"allgatherv: rank {self.rank} gives {np.size(buf)} elements, counts say "
+                f"{counts[self.rank]}"
+            )
+        _counter.record("allgatherv")
+        flat, mpitype, scale = _typed(buf)
+        out = np.empty(sum(counts), dtype=buf.dtype)
+        oflat = out.view(np.uint8) if scale != 1 else out
+        scounts = [c * scale for c in counts]
+        displs = np.concatenate([[0], np.cumsum(scounts)[:-1]]).astype(np.int64)
+        limit = get_config().max_message_elements
+        if sum(scounts) <= limit:
+            self._comm.Allgatherv([flat, scounts[self.rank], mpitype],
+                                  [oflat, scounts, displs.tolist(), mpitype])
+            return out
+        # Too large for int counts/displacements: every rank broadcasts its part in chunks.
+        for root in range(self.size):
+            part = oflat[displs[root]:displs[root] + scounts[root]]
+            if root == self.rank:
+                part[...] = flat
+            for lo, hi in _chunks(scounts[root], limit):
+                self._comm.Bcast([part[lo:hi], hi - lo, mpitype], root=root)
+        return out
+
+    def alltoallv(
+        self, buf: np.ndarray, sendcounts: Sequence[int], recvcounts: Sequence[int]
+    ) -> np.ndarray:
+        sendcounts = [int(c) for c in sendcounts]
+        recvcounts = [int(c) for c in recvcounts]
+        _check_counts("alltoallv", np.size(buf), sendcounts, self.size)
+        if len(recvcounts) != self.size:
+            raise ValueError(f"alltoallv: expected {self.size} recvcounts, got {len(recvcounts)}")
+        _counter.record("alltoallv")
+        flat, mpitype, scale = _typed(buf)
+        out = np.empty(sum(recvcounts), dtype=buf.dtype)
+        oflat = out.view(np.uint8) if scale != 1 else out
+        sc = [c * scale for c in sendcounts]
+        rc = [c * scale for c in recvcounts]
+        sd = np.concatenate([[0], np.cumsum(sc)[:-1]]).astype(np.int64)
+        rd = np.concatenate([[0], np.cumsum(rc)[:-1]]).astype(np.int64)
+        limit = get_config().max_message_elements
+        # Every rank must take the same path: agree on the largest total on any rank.
+        local_max = max(sum(sc), sum(rc))
+        if self._comm.allreduce(local_max, op=MPI.MAX) <= limit:
+            self._comm.Alltoallv([flat, sc, sd.tolist(), mpitype],
+                                 [oflat, rc, rd.tolist(), mpitype])
+            return out
+        # Rounds of pairwise exchanges, each message at most `limit` elements; sender and
+        # receiver agree on the number of chunks because both know the pair's count.
+        for shift in range(self.size):
+            dest = (self.rank + shift) % self.size
+            source = (self.rank - shift) % self.size
+            send = flat[sd[dest]:sd[dest] + sc[dest]]
+            recv = oflat[rd[source]:rd[source] + rc[source]]
+            nchunks = max(-(-sc[dest] // limit), -(-rc[source] // limit))
+            for i in range(nchunks):
+                s = send[i * limit:(i + 1) * limit]
+                r = recv[i * limit:(i + 1) * limit]
+                self._comm.Sendrecv([s, s.size, mpitype], dest, 0, [r, r.size, mpitype], source, 0)
+        return out
+
+    def sendrecv(self, buf: np.ndarray, dest: int, recvcount: int, source: int) -> np.ndarray:
+        _check_root(dest, self.size)
+        _check_root(source, self.size)
+        _counter.record("sendrecv")
+        flat, mpitype, scale = _typed(buf)
+        out = np.empty(recvcount, dtype=buf.dtype)
+        oflat = out.view(np.uint8) if scale != 1 else out
+        limit = get_config().max_message_elements
+        # Both sides cut by their own counts; the receiver's count equals the sender's.
+        nchunks = max(-(-flat.size // limit), -(-oflat.size // limit))
+        for i in range(nchunks):
+            s = flat[i * limit:(i + 1) * limit]
+            r = oflat[i * limit:(i + 1) * limit]
+            self._comm.Sendrecv([s, s.size, mpitype], dest, 1, [r, r.size, mpitype], source, 1)
+        return out
+
+    def split(self, color: int, key: int = 0) -> MPIComm:
+        _counter.record("split")
+        return MPIComm(self._comm.Split(color, key))
+
+    def dup(self) -> MPIComm:
+        _counter.record("dup")
+        return MPIComm(self._comm.Dup())
+
+
+def _abort_on_uncaught(exc_type, exc, tb) -> None:
+    """Print the traceback and abort the whole job: a rank that dies must not leave the
+    others waiting forever in a collective."""
+    traceback.print_exception(exc_type, exc, tb)
+    sys.stderr.flush()
+    MPI.COMM_WORLD.Abort(1)
+
+
+def world() -> MPIComm:
+    """``MPI.COMM_WORLD``; under several ranks an uncaught exception aborts the job."""
+    comm = MPIComm(MPI.COMM_WORLD)
+    if comm.size > 1 and sys.excepthook is sys.__excepthook__:
+        sys.excepthook = _abort_on_uncaught
+    return comm

@@ -1,0 +1,134 @@
+"""Moving an array from one layout to another with the cheapest collective.
+
+One planner serves every operation that needs data where it is not:
+
+- same layout: nothing moves;
+- replicated -> split: every rank slices its block locally (no message);
+- split -> replicated: one ``allgatherv``;
+- split(a) -> split(b), or new counts on the same axis: one ``alltoallv`` moving only the
+  intersection of each source block with each destination block (the Global Arrays overlap
+  idea: what is already local stays).
+
+The functions here work on local blocks and layouts, so manipulation and indexing code can use
+them on blocks that are not (yet) arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._comm import Communicator
+from ._layout import Layout
+
+__all__ = ["redistribute_block", "gather_block", "exchange_boxes", "slice_replicated"]
+
+
+def _shift(box: tuple[slice, ...], origin: Sequence[int]) -> tuple[slice, ...]:
+    return tuple(slice(s.start - o, s.stop - o) for s, o in zip(box, origin))
+
+
+def _origin(layout: Layout, rank: int) -> list[int]:
+    origin = [0] * layout.ndim
+    if layout.split is not None:
+        origin[layout.split] = layout.offsets[rank]
+    return origin
+
+
+def slice_replicated(block: Any, layout: Layout, rank: int) -> Any:
+    """``rank``'s block of ``layout`` cut from a full (replicated) copy, without messages."""
+    if layout.split is None:
+        return block
+    return block[layout.local_slice(rank)]
+
+
+def gather_block(block: Any, layout: Layout, comm: Communicator, backend: Any) -> Any:
+    """The whole array on every rank (one ``allgatherv``). Memory: the global array per rank."""
+    if layout.split is None:
+        return block
+    if comm.size == 1:
+        return block
+    axis = layout.split
+    host = backend.to_host(np.moveaxis(backend.to_host(block), axis, 0) if axis else block)
+    rest = host.shape[1:]
+    inner = int(np.prod(rest, dtype=np.int64))
+    counts = [c * inner for c in layout.counts]  # type: ignore[union-attr]
+    flat = comm.allgatherv(host.reshape(-1), counts)
+    full = flat.reshape((layout.shape[axis], *rest))
+    if axis:
+        full = np.ascontiguousarray(np.moveaxis(full, 0, axis))
+    return backend.from_host(full, backend.device_of(block))
+
+
+def exchange_boxes(
+    sources: Sequence[tuple[Any, Sequence[tuple[int, int, tuple[slice, ...]]], Sequence[int]]],
+    dst_shape_of: Sequence[tuple[int, ...]],
+    dst_origin_of: Sequence[Sequence[int]],
+    dtype: np.dtype,
+    comm: Communicator,
+    backend: Any,
+    device: Any,
+) -> Any:
+    """The general all-to-all: move boxes of global index space between ranks.
+
+    ``sources`` is a list of ``(block, moves, origin)``: this rank's block of one source
+    array, every ``(src_rank, dst_rank, global box)`` that moves, and the global index of the
+    block's first element (so a box is cut from the block by shifting it). The destination
+    block of rank r has shape ``dst_shape_of[r]`` and starts at ``dst_origin_of[r]``. All
+    sources travel in one ``alltoallv``.
+    """
+    me, size = comm.rank, comm.size
+    sendcounts = [0] * size
+    recvcounts = [0] * size
+    pieces: list[list[np.ndarray]] = [[] for _ in range(size)]
+    for block, moves, origin in sources:
+        host = backend.to_host(block)
+        for src, dst, box in moves:
+            n = int(np.prod([s.stop - s.start for s in box], dtype=np.int64))
+            if src == me:
+                pieces[dst].append(host[_shift(box, origin)].reshape(-1))
+                sendcounts[dst] += n
+            if dst == me:
+                recvcounts[src] += n
+    send_parts = [p for dst in range(size) for p in pieces[dst]]
+    sendbuf = np.concatenate(send_parts) if send_parts else np.empty(0, dtype=dtype)
+    recv = comm.alltoallv(sendbuf.astype(dtype, copy=False), sendcounts, recvcounts)
+    out = np.empty(dst_shape_of[me], dtype=dtype)
+    # Unpack in the order senders packed: by source rank, then source list, then move order.
+    displ = np.concatenate([[0], np.cumsum(recvcounts)]).astype(np.int64)
+    cursor = list(displ[:-1])
+    for _block, moves, _origin in sources:
+        for src, dst, box in moves:
+            if dst != me:
+                continue
+            shape = tuple(s.stop - s.start for s in box)
+            n = int(np.prod(shape, dtype=np.int64))
+            out[_shift(box, dst_origin_of[me])] = recv[cursor[src]:cursor[src] + n].reshape(shape)
+            cursor[src] += n
+    return backend.from_host(out, device)
+
+
+def redistribute_block(
+    block: Any, src: Layout, dst: Layout, comm: Communicator, backend: Any
+) -> Any:
+    """This rank's block of ``dst`` from this rank's block of ``src`` (same global shape)."""
+    if src.shape != dst.shape:
+        raise ValueError(f"redistribute: shapes differ: {src.shape} != {dst.shape}")
+    if src == dst or comm.size == 1:
+        return block
+    if src.split is None:
+        return slice_replicated(block, dst, comm.rank)
+    if dst.split is None:
+        return gather_block(block, src, comm, backend)
+    moves = src.overlap(dst)
+    return exchange_boxes(
+        [(block, moves, _origin(src, comm.rank))],
+        [dst.local_shape(r) for r in range(comm.size)],
+        [_origin(dst, r) for r in range(comm.size)],
+        backend.dtype_of(block),
+        comm,
+        backend,
+        backend.device_of(block),
+    )
