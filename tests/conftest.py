@@ -63,6 +63,6 @@ def pytest_collectreport(report) -> None:
 
 @pytest.fixture(autouse=True)
 def _watchdog():
-    faulthandler.dump_traceback_later(_TIMEOUT, exit=True)
+    faulthandler.dump_traceback_later(_TIMEOUT, exit=True, file=sys.__stderr__)
     yield
     faulthandler.cancel_dump_traceback_later()

@@ -218,18 +218,13 @@ class MPIComm:
             self._comm.Alltoallv([flat, sc, sd.tolist(), mpitype],
                                  [oflat, rc, rd.tolist(), mpitype])
             return out
-        # Rounds of pairwise exchanges, each message at most `limit` elements; sender and
-        # receiver agree on the number of chunks because both know the pair's count.
+        # Rounds of pairwise exchanges in messages of at most `limit` elements. Each side
+        # posts its own number of chunks; MPI keeps messages of one source and tag in order.
         for shift in range(self.size):
             dest = (self.rank + shift) % self.size
             source = (self.rank - shift) % self.size
-            send = flat[sd[dest]:sd[dest] + sc[dest]]
-            recv = oflat[rd[source]:rd[source] + rc[source]]
-            nchunks = max(-(-sc[dest] // limit), -(-rc[source] // limit))
-            for i in range(nchunks):
-                s = send[i * limit:(i + 1) * limit]
-                r = recv[i * limit:(i + 1) * limit]
-                self._comm.Sendrecv([s, s.size, mpitype], dest, 0, [r, r.size, mpitype], source, 0)
+            self._chunked_sendrecv(flat[sd[dest]:sd[dest] + sc[dest]], dest,
+                                   oflat[rd[source]:rd[source] + rc[source]], source, mpitype)
         return out
 
     def sendrecv(self, buf: np.ndarray, dest: int, recvcount: int, source: int) -> np.ndarray:
@@ -240,13 +235,17 @@ class MPIComm:
         out = np.empty(recvcount, dtype=buf.dtype)
         oflat = out.view(np.uint8) if scale != 1 else out
         limit = get_config().max_message_elements
-        # Both sides cut by their own counts; the receiver's count equals the sender's.
-        nchunks = max(-(-flat.size // limit), -(-oflat.size // limit))
-        for i in range(nchunks):
-            s = flat[i * limit:(i + 1) * limit]
-            r = oflat[i * limit:(i + 1) * limit]
-            self._comm.Sendrecv([s, s.size, mpitype], dest, 1, [r, r.size, mpitype], source, 1)
+        self._chunked_sendrecv(flat, dest, oflat, source, mpitype)
         return out
+
+    def _chunked_sendrecv(self, send: np.ndarray, dest: int, recv: np.ndarray, source: int,
+                          mpitype: MPI.Datatype) -> None:
+        limit = get_config().max_message_elements
+        requests = [self._comm.Irecv([recv[lo:hi], hi - lo, mpitype], source, 7)
+                    for lo, hi in _chunks(recv.size, limit)]
+        requests += [self._comm.Isend([send[lo:hi], hi - lo, mpitype], dest, 7)
+                     for lo, hi in _chunks(send.size, limit)]
+        MPI.Request.Waitall(requests)
 
     def split(self, color: int, key: int = 0) -> MPIComm:
         _counter.record("split")
