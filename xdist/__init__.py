@@ -1,24 +1,29 @@
-"""xdist: a distributed array namespace following the Python Array API standard, over MPI."""
+"""xdist: a distributed array namespace following the Python Array API standard, over MPI.
+
+``import xdist as xp``: every function of the standard, on arrays whose blocks live on the
+ranks of an MPI communicator (or on one process, with no MPI at all).
+"""
 
 from __future__ import annotations
 
 from ._array import Array
 from ._comm import Communicator, SelfComm, count_collectives
 from ._config import config_context, get_config, set_config
+from ._constants import e, inf, nan, newaxis, pi
+from ._creation_functions import *  # noqa: F403
+from ._data_type_functions import *  # noqa: F403
 from ._distribution import balance, from_local, resplit, to_numpy
 from ._dtypes import (
     bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64,
 )
 from ._elementwise_functions import *  # noqa: F403
-from ._elementwise_functions import __all__ as _elementwise_all
+from ._info import *  # noqa: F403
+from ._linear_algebra_functions import *  # noqa: F403
 from ._layout import Layout
+from ._manipulation_functions import *  # noqa: F403
 from ._runtime import default_comm, set_default_comm
+from ._statistical_functions import *  # noqa: F403
+from ._utility_functions import *  # noqa: F403
 
 __array_api_version__ = "2024.12"
-
-e = 2.718281828459045
-inf = float("inf")
-nan = float("nan")
-newaxis = None
-pi = 3.141592653589793

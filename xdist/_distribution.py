@@ -9,16 +9,12 @@ import numpy as np
 
 from . import _array
 from ._comm import Communicator
-from ._layout import Layout, normalize_axis
+from ._layout import Layout
 from ._redistribute import gather_block, redistribute_block
 from ._runtime import default_backend, default_comm
+from ._validation import check_array, normalize_axis
 
 __all__ = ["from_local", "resplit", "balance", "to_numpy", "scalar_value", "assign_inplace"]
-
-
-def _check_array(x: Any, func: str) -> None:
-    if not isinstance(x, _array.Array):
-        raise TypeError(f"{func}: x must be an xdist array, got {type(x).__name__}")
 
 
 def from_local(block: Any, split: int | None = 0, *, comm: Communicator | None = None) -> _array.Array:
@@ -60,7 +56,7 @@ def resplit(x: _array.Array, axis: int | None, /) -> _array.Array:
     Split to split moves only what changes owner, in one all-to-all; to ``None`` is one
     allgather (every rank then holds the global array); from ``None`` no message is sent.
     """
-    _check_array(x, "resplit")
+    check_array(x, "resplit")
     if axis is not None:
         if x.ndim == 0:
             raise ValueError("resplit: a 0-d array cannot be split")
@@ -71,7 +67,7 @@ def resplit(x: _array.Array, axis: int | None, /) -> _array.Array:
 
 def balance(x: _array.Array, /) -> _array.Array:
     """``x`` with balanced counts on the same split axis (one all-to-all if unbalanced)."""
-    _check_array(x, "balance")
+    check_array(x, "balance")
     return _relayout(x, Layout.balanced(x.shape, x.split, x._comm.size))
 
 
@@ -84,7 +80,7 @@ def _relayout(x: _array.Array, target: Layout) -> _array.Array:
 
 def to_numpy(x: _array.Array) -> np.ndarray:
     """The whole array as NumPy on every rank: one allgather; memory of the global array."""
-    _check_array(x, "to_numpy")
+    check_array(x, "to_numpy")
     return x._backend.to_host(gather_block(x._local, x._layout, x._comm, x._backend))
 
 

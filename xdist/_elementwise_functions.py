@@ -48,7 +48,7 @@ _BINARY: dict[str, str] = {
     "pow": "numeric", "remainder": "real numeric", "subtract": "numeric",
 }
 
-__all__ = [*_UNARY, *_BINARY, "clip", "apply_elementwise"]
+__all__ = [*_UNARY, *_BINARY, "clip"]
 
 
 def _check_operand(x: Any, func: str, name: str) -> None:

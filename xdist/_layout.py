@@ -13,16 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-__all__ = ["Layout", "balanced_counts", "normalize_axis"]
-
-
-def normalize_axis(axis: int, ndim: int, func: str, name: str = "axis") -> int:
-    """``axis`` in ``[0, ndim)``, or an ``IndexError`` naming the function."""
-    if not isinstance(axis, int) or isinstance(axis, bool):
-        raise TypeError(f"{func}: {name} must be an int, got {axis!r}")
-    if not -ndim <= axis < ndim:
-        raise IndexError(f"{func}: {name} {axis} is out of bounds for an array of {ndim} dimensions")
-    return axis % ndim
+__all__ = ["Layout", "balanced_counts"]
 
 
 def balanced_counts(n: int, nranks: int) -> tuple[int, ...]:
