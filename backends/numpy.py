@@ -49,7 +49,8 @@ class NumPyBackend:
         return np.empty(shape, dtype=dtype)
 
     def to_host(self, block: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(block)
+        # np.ascontiguousarray would turn a 0-d array into a 1-d one.
+        return block if block.flags.c_contiguous else np.array(block, order="C")
 
     def from_host(self, array: np.ndarray, device=None) -> np.ndarray:
         return array

@@ -50,7 +50,7 @@ def distribute(global_array, split=None, counts=None, comm=None) -> xdist.Array:
         layout = Layout.balanced(g.shape, split, comm.size)
     else:
         layout = Layout(g.shape, split, tuple(counts))
-    block = np.ascontiguousarray(g[layout.local_slice(comm.rank)])
+    block = np.array(g[layout.local_slice(comm.rank)], order="C")  # a copy: never alias g
     x = xdist.from_local(block, split=split, comm=comm)
     assert x.layout == layout
     return x

@@ -100,6 +100,8 @@ def _make_unary(name: str, category: str):
             raise TypeError(f"{name}: x must be an xdist array, got {type(x).__name__}")
         check_category(x.dtype, category, name)
         local = getattr(x._backend.xp, name)(x._local)
+        if not x._backend.is_block(local):  # NumPy returns scalars for 0-d input
+            local = x._backend.asarray(local)
         return _array.Array._new(local, x._layout, x._comm, x._backend)
 
     func.__name__ = func.__qualname__ = name

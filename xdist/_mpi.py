@@ -36,12 +36,18 @@ def _mpi_type(dtype: np.dtype) -> MPI.Datatype | None:
     return None if mpitype == MPI.DATATYPE_NULL else mpitype
 
 
+def _contiguous(buf: np.ndarray) -> np.ndarray:
+    """``buf`` in C order with its shape (np.ascontiguousarray would make 0-d arrays 1-d)."""
+    buf = np.asarray(buf)
+    return buf if buf.flags.c_contiguous else np.array(buf, order="C")
+
+
 def _typed(buf: np.ndarray) -> tuple[np.ndarray, MPI.Datatype, int]:
     """A flat buffer, its MPI datatype and how many MPI elements one array element is.
 
     A dtype with no MPI type (float16, ...) travels as raw bytes.
     """
-    flat = np.ascontiguousarray(buf).reshape(-1)
+    flat = _contiguous(buf).reshape(-1)
     mpitype = _mpi_type(flat.dtype)
     if mpitype is None:
         return flat.view(np.uint8), MPI.BYTE, flat.dtype.itemsize
@@ -124,7 +130,7 @@ class MPIComm:
     def allreduce(self, buf: np.ndarray, op: str | ReduceOp) -> np.ndarray:
         check_op(op)
         _counter.record("allreduce")
-        send = np.ascontiguousarray(buf)
+        send = _contiguous(buf)
         out = np.empty_like(send)
         if send.size == 0:
             return out
@@ -147,8 +153,8 @@ class MPIComm:
 
     def exscan(self, buf: np.ndarray, op: str) -> np.ndarray:
         _counter.record("exscan")
-        out = exscan_identity(np.ascontiguousarray(buf), op)  # rank 0 keeps the identity
-        send = np.ascontiguousarray(buf).reshape(-1)
+        out = exscan_identity(_contiguous(buf), op)  # rank 0 keeps the identity
+        send = _contiguous(buf).reshape(-1)
         mpitype = _mpi_type(send.dtype)
         if mpitype is None:
             raise TypeError(f"exscan: no MPI datatype for dtype {send.dtype}")

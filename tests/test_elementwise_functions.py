@@ -1,0 +1,219 @@
+"""Elementwise functions and operators against NumPy, over every layout and broadcasting
+between operands of different layouts."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from helpers import SIZE, assert_equal, distribute, layout_id, layouts, random_array
+
+import xdist
+from xdist._elementwise_functions import _BINARY, _UNARY
+
+# A representative input dtype for each category of the standard.
+_DTYPE_OF = {
+    "numeric": "float64", "floating-point": "float64", "real floating-point": "float64",
+    "real numeric": "float64", "integer": "int32", "integer or boolean": "int64",
+    "boolean": "bool", "all": "int16",
+}
+# NumPy names of the standard's functions where they differ.
+_NP_NAME = {
+    "acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
+    "atan": "arctan", "atanh": "arctanh", "atan2": "arctan2", "bitwise_invert": "invert",
+    "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift", "pow": "power",
+}
+
+
+def _np_func(name):
+    return getattr(np, _NP_NAME.get(name, name))
+
+
+def _input(category, shape, seed):
+    dtype = _DTYPE_OF[category]
+    data = random_array(shape, dtype, seed)
+    if dtype.startswith("int") and category == "integer":
+        data = np.abs(data) % 8  # valid shift amounts
+    return data
+
+
+@pytest.mark.parametrize("name", sorted(_UNARY))
+def test_unary_all_functions(name):
+    g = _input(_UNARY[name], (7, 3), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = _np_func(name)(g)
+        for split, counts in layouts(g.shape):
+            x = distribute(g, split, counts)
+            with xdist.count_collectives() as c:
+                y = getattr(xdist, name)(x)
+            assert sum(c.values()) == 0
+            assert y.layout == x.layout
+            assert_equal(y, expected)
+
+
+@pytest.mark.parametrize("name", sorted(_BINARY))
+def test_binary_all_functions_same_layout(name):
+    a = _input(_BINARY[name], (7, 3), 2)
+    b = _input(_BINARY[name], (7, 3), 3)
+    if name in ("floor_divide", "remainder", "divide"):
+        b = np.where(b == 0, 1, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = _np_func(name)(a, b)
+        for split, counts in layouts(a.shape):
+            x, y = distribute(a, split, counts), distribute(b, split, counts)
+            with xdist.count_collectives() as c:
+                z = getattr(xdist, name)(x, y)
+            assert sum(c.values()) == 0, "equal layouts must not communicate"
+            assert_equal(z, expected)
+
+
+_SHAPES = [((7, 5), (7, 5)), ((7, 5), (5,)), ((7, 1), (1, 5)), ((2, 3), (3,)),
+           ((4, 7, 5), (7, 5)), ((), (7,)), ((0, 3), (3,)), ((7,), ())]
+
+
+@pytest.mark.parametrize("shapes", _SHAPES, ids=str)
+def test_broadcast_between_layouts(shapes):
+    sa, sb = shapes
+    a, b = random_array(sa, seed=4), random_array(sb, seed=5)
+    expected = a - b
+    for la in layouts(sa):
+        for lb in layouts(sb):
+            x, y = distribute(a, *la), distribute(b, *lb)
+            assert_equal(x - y, expected)
+            assert_equal(y - x, -expected)
+
+
+def test_replicated_operand_costs_nothing():
+    a, b = random_array((7, 5), seed=6), random_array((5,), seed=7)
+    for la in layouts(a.shape):
+        x, y = distribute(a, *la), distribute(b, None)
+        with xdist.count_collectives() as c:
+            z = x * y
+        assert sum(c.values()) == 0
+        assert z.layout == x.layout
+        assert_equal(z, a * b)
+
+
+def test_different_counts_move_only_with_one_alltoall():
+    moved = {"alltoallv": 1} if SIZE > 1 else {}  # one rank holds everything: nothing moves
+    a, b = random_array((7, 5), seed=8), random_array((7, 5), seed=9)
+    x = distribute(a, 0)
+    y = distribute(b, 0, counts=(0,) * (SIZE - 1) + (7,))
+    with xdist.count_collectives() as c:
+        z = x + y
+    assert c == moved
+    assert z.layout == x.layout
+    assert_equal(z, a + b)
+    w = distribute(b, 1)
+    with xdist.count_collectives() as c:
+        z = x + w
+    assert c == moved
+    assert_equal(z, a + b)
+
+
+@pytest.mark.parametrize("case", layouts((7, 4)), ids=layout_id)
+@pytest.mark.parametrize(
+    "scalar", [2, -3, 1.5, True, 2 + 1j], ids=["int", "negint", "float", "bool", "complex"]
+)
+def test_operators_with_python_scalars(case, scalar):
+    g = random_array((7, 4), seed=10)
+    x = distribute(g, *case)
+    ops = ["__add__", "__sub__", "__mul__", "__truediv__", "__radd__", "__rsub__",
+           "__rmul__", "__rtruediv__", "__pow__", "__eq__", "__ne__"]
+    if not isinstance(scalar, complex):
+        ops += ["__lt__", "__le__", "__gt__", "__ge__", "__floordiv__", "__mod__",
+                "__rfloordiv__", "__rmod__"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for op in ops:
+            assert_equal(getattr(x, op)(scalar), getattr(g, op)(scalar), rtol=1e-13)
+
+
+@pytest.mark.parametrize("case", layouts((7, 4)), ids=layout_id)
+def test_integer_and_bitwise_operators(case):
+    g = random_array((7, 4), "int64", seed=11)
+    s = np.abs(g) % 5
+    x, sh = distribute(g, *case), distribute(s, *case)
+    for op in ["__and__", "__or__", "__xor__", "__lshift__", "__rshift__", "__floordiv__",
+               "__mod__"]:
+        other = sh if "shift" in op else distribute(s + 1, *case)
+        expected = getattr(g, op)(s if "shift" in op else s + 1)
+        assert_equal(getattr(x, op)(other), expected)
+    assert_equal(~x, ~g)
+    assert_equal(-x, -g)
+    assert_equal(+x, g)
+    assert_equal(abs(x), np.abs(g))
+    assert_equal(3 & x, 3 & g)
+    assert_equal(1 << sh, 1 << s)
+
+
+@pytest.mark.parametrize("case", layouts((7, 4)), ids=layout_id)
+def test_inplace_operators_keep_layout_and_dtype(case):
+    g = random_array((7, 4), seed=12)
+    x = distribute(g, *case)
+    block_id = id(x.local)
+    x += 1
+    x *= distribute(g, None)  # replicated operand: sliced locally
+    x -= distribute(g, 1)  # differently split operand: moved
+    x /= 2.0
+    x **= 2
+    expected = (((g + 1) * g - g) / 2.0) ** 2
+    assert id(x.local) == block_id, "in-place operators write into the block"
+    assert x.layout.split == case[0]
+    assert_equal(x, expected, rtol=1e-14)
+    i = distribute(random_array((7, 4), "int32", seed=13), *case)
+    with pytest.raises(TypeError):
+        i += 1.5  # would change the dtype of an integer array
+    with pytest.raises(ValueError):
+        y = distribute(g[:1], None)
+        y += x  # would change the shape
+
+
+def test_dtype_promotion_follows_numpy():
+    for d1 in ["int8", "uint8", "int32", "float32", "float64", "complex64"]:
+        for d2 in ["int16", "uint16", "float32", "complex128"]:
+            a, b = np.ones(3, d1), np.ones(3, d2)
+            z = distribute(a, 0) + distribute(b, None)
+            assert z.dtype == np.result_type(a, b), (d1, d2)
+
+
+def test_zero_dim_and_empty():
+    for g in [np.array(3.0), np.empty((0, 4)), np.empty((4, 0))]:
+        for case in layouts(g.shape):
+            x = distribute(g, *case)
+            assert_equal(xdist.exp(x), np.exp(g))
+            assert_equal(x * 2 + x, g * 2 + g)
+
+
+def test_clip_with_scalars_and_arrays():
+    g = random_array((7, 5), seed=14)
+    lo, hi = random_array((5,), seed=15) - 1, 0.5
+    for case in layouts(g.shape):
+        x = distribute(g, *case)
+        assert_equal(xdist.clip(x, -0.5, 0.5), np.clip(g, -0.5, 0.5))
+        assert_equal(xdist.clip(x, max=0.0), np.minimum(g, 0.0))
+        assert_equal(xdist.clip(x, distribute(lo, 0), hi), np.clip(g, lo, hi))
+    i = distribute(np.arange(10), 0)
+    assert_equal(xdist.clip(i, 2, 7), np.clip(np.arange(10), 2, 7))
+
+
+@pytest.mark.parametrize(
+    "call,error",
+    [
+        (lambda x, y: xdist.sin(np.ones(3)), TypeError),
+        (lambda x, y: xdist.add(x, [1, 2]), TypeError),
+        (lambda x, y: xdist.bitwise_and(x, x), TypeError),
+        (lambda x, y: xdist.logical_not(x), TypeError),
+        (lambda x, y: xdist.add(x, y), ValueError),
+        (lambda x, y: xdist.clip(x, y), ValueError),
+    ],
+)
+def test_errors_before_any_message(call, error):
+    x = distribute(random_array((7, 4)), 0)
+    y = distribute(random_array((7, 3)), 1)
+    with xdist.count_collectives() as c, pytest.raises(error, match=r"^\w+: "):
+        call(x, y)
+    assert sum(c.values()) == 0
