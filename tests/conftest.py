@@ -37,10 +37,10 @@ _TIMEOUT = float(os.environ.get("XDIST_TEST_TIMEOUT", "120"))
 
 def pytest_configure(config: pytest.Config) -> None:
     if SIZE > 1 and RANK != 0:
-        # Keep rank 0's report readable: other ranks speak only when they fail.
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            config.pluginmanager.unregister(reporter)
+        # Keep rank 0's report readable: other ranks speak (on stderr) only when they fail.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
 
 
 def _abort(report) -> None:

@@ -1,0 +1,119 @@
+"""from_local, resplit, balance, to_numpy and Python scalar conversion."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import RANK, SIZE, assert_equal, comm_params, distribute, layout_id, layouts
+from helpers import random_array, uneven_counts
+
+import xdist
+
+
+@comm_params
+def test_from_local_finds_counts_with_one_allgather(comm):
+    rows = [(r * 2) % 3 for r in range(comm.size)]  # uneven, with empty blocks
+    offsets = np.concatenate([[0], np.cumsum(rows)])
+    g = random_array((int(sum(rows)), 4), seed=1)
+    block = g[offsets[comm.rank]:offsets[comm.rank + 1]]
+    with xdist.count_collectives() as c:
+        x = xdist.from_local(block, split=0, comm=comm)
+    assert c == {"allgather": 1}
+    assert x.counts == tuple(rows)
+    assert x.shape == g.shape and x.lshape == block.shape
+    assert x.local is block
+    np.testing.assert_array_equal(x.to_numpy(), g)
+
+
+@comm_params
+def test_from_local_along_axis_1(comm):
+    block = np.full((3, comm.rank + 1), float(comm.rank))
+    x = xdist.from_local(block, split=1, comm=comm)
+    expected = np.concatenate([np.full((3, r + 1), float(r)) for r in range(comm.size)], axis=1)
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+
+
+def test_from_local_mismatched_blocks_raise_on_every_rank():
+    block = np.zeros((2, 3 + (RANK == SIZE - 1 and SIZE > 1)))
+    if SIZE > 1:
+        with pytest.raises(ValueError, match="from_local: blocks must agree"):
+            xdist.from_local(block, split=0)
+    with pytest.raises(ValueError, match="from_local: a 0-d block"):
+        xdist.from_local(np.float64(1.0) * np.ones(()), split=0)
+
+
+@pytest.mark.parametrize("shape", [(7, 5), (2, 3), (0, 4), (3, 4, 5)], ids=str)
+def test_resplit_every_pair_of_axes(shape):
+    g = random_array(shape, seed=2)
+    for case in layouts(shape):
+        x = distribute(g, *case)
+        for axis in [None, *range(len(shape))]:
+            y = xdist.resplit(x, axis)
+            assert y.split == axis
+            if axis is not None:
+                assert y.layout.is_balanced
+            assert_equal(y, g)
+
+
+def test_resplit_split_to_split_is_one_alltoall_without_gather():
+    g = random_array((7, 5), seed=3)
+    x = distribute(g, 0)
+    with xdist.count_collectives() as c:
+        y = xdist.resplit(x, 1)
+    assert c == ({"alltoallv": 1} if SIZE > 1 else {})
+    assert_equal(y, g)
+    with xdist.count_collectives() as c:
+        z = xdist.resplit(distribute(g, None), 0)
+    assert sum(c.values()) == 0  # replicated -> split slices locally
+    assert_equal(z, g)
+
+
+def test_balance_uneven_counts():
+    g = random_array((7, 3), seed=4)
+    x = distribute(g, 0, counts=uneven_counts(7, SIZE))
+    y = xdist.balance(x)
+    assert y.layout.is_balanced and y.split == 0
+    assert_equal(y, g)
+    assert xdist.balance(y) is y
+
+
+@pytest.mark.parametrize("case", layouts((1,)), ids=layout_id)
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool", "complex128"])
+def test_python_scalars_are_the_same_on_every_rank(case, dtype):
+    g = random_array((1,), dtype, seed=5)
+    x = distribute(g, *case)
+    value = g[0].item()
+    assert complex(x) == complex(value)
+    assert bool(x) == bool(value)
+    if dtype != "complex128":
+        assert float(x) == float(value)
+        assert int(x) == int(value)
+    if dtype.startswith("int"):
+        assert [10, 20, 30, 40, 50][x.__index__() % 5] == [10, 20, 30, 40, 50][int(value) % 5]
+
+
+def test_scalar_of_many_elements_raises():
+    x = distribute(np.arange(3.0), 0)
+    with xdist.count_collectives() as c, pytest.raises(TypeError, match="one element"):
+        float(x)
+    assert sum(c.values()) == 0
+    with pytest.raises(TypeError, match="__index__"):
+        distribute(np.ones(1), 0).__index__()
+
+
+def test_to_numpy_and_array_protocol():
+    g = random_array((5, 3), seed=6)
+    x = distribute(g, 1)
+    np.testing.assert_array_equal(x.to_numpy(), g)
+    np.testing.assert_array_equal(np.asarray(x), g)
+    np.testing.assert_array_equal(xdist.to_numpy(x), g)
+
+
+def test_resplit_errors_before_any_message():
+    x = distribute(np.ones((3, 4)), 0)
+    for axis, error in [(2, IndexError), (-3, IndexError), ("a", TypeError)]:
+        with xdist.count_collectives() as c, pytest.raises(error, match="resplit"):
+            xdist.resplit(x, axis)
+        assert sum(c.values()) == 0
+    with pytest.raises(ValueError, match="0-d"):
+        xdist.resplit(distribute(np.array(1.0), None), 0)

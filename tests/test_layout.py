@@ -1,0 +1,73 @@
+"""The layout value: balanced counts, owners, local slices and overlaps (pure, no MPI)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xdist import Layout
+from xdist._layout import balanced_counts
+
+
+@pytest.mark.parametrize("n,p", [(7, 3), (2, 3), (0, 2), (9, 3), (1, 1), (5, 8)])
+def test_balanced_counts_differ_by_at_most_one(n, p):
+    counts = balanced_counts(n, p)
+    assert sum(counts) == n and len(counts) == p
+    assert max(counts) - min(counts) <= 1
+    assert list(counts) == sorted(counts, reverse=True)
+
+
+def test_offsets_owner_and_local_slices_cover_the_axis():
+    layout = Layout((10, 3), 0, (0, 4, 0, 6))
+    assert layout.offsets == (0, 0, 4, 4)
+    assert [layout.owner(i) for i in range(10)] == [1] * 4 + [3] * 6
+    seen = np.zeros(10, int)
+    for r in range(4):
+        seen[layout.local_slice(r)[0]] += 1
+        assert layout.local_shape(r) == (layout.counts[r], 3)
+    assert (seen == 1).all()
+    with pytest.raises(IndexError):
+        layout.owner(10)
+
+
+def test_replicated_layout():
+    layout = Layout.replicated((4, 5))
+    assert layout.local_shape(2) == (4, 5)
+    assert layout.local_slice(1) == (slice(None), slice(None))
+    assert layout.owner(3) == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [((4,), 0, (1, 2)), ((4,), 1, (4,)), ((4,), None, (4,)), ((4,), 0, (5, -1))],
+)
+def test_invalid_layouts_raise(args):
+    with pytest.raises(ValueError, match="Layout"):
+        Layout(*args)
+
+
+@pytest.mark.parametrize(
+    "src,dst",
+    [
+        (Layout((7, 5), 0, (3, 2, 2)), Layout((7, 5), 1, (2, 2, 1))),
+        (Layout((7, 5), 0, (0, 0, 7)), Layout((7, 5), 0, (3, 2, 2))),
+        (Layout((7, 5), None, None), Layout((7, 5), 0, (3, 2, 2))),
+        (Layout((7, 5), 1, (5, 0, 0)), Layout((7, 5), 1, (0, 0, 5))),
+    ],
+)
+def test_overlap_moves_every_element_exactly_once(src, dst):
+    moved = np.zeros(src.shape, int)
+    for s, d, box in src.overlap(dst):
+        assert box == tuple(slice(a.start, a.stop) for a in box)
+        moved[box] += 1
+        # the box lies in the source's block of s and the destination's block of d
+        for axis, layout, rank in ((src.split, src, s), (dst.split, dst, d)):
+            if axis is not None:
+                lo, hi = layout.local_range(rank)
+                assert lo <= box[axis].start and box[axis].stop <= hi
+    assert (moved == 1).all()
+
+
+def test_overlap_of_equal_layouts_stays_on_each_rank():
+    layout = Layout((7, 5), 0, (3, 2, 2))
+    assert all(s == d for s, d, _ in layout.overlap(layout))
