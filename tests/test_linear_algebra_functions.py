@@ -1,0 +1,250 @@
+"""matmul and matrix_transpose: every layout of both operands against NumPy, what the planner
+picks, how much it communicates, and errors raised before any message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import SIZE, assert_equal, comm_params, distribute, layout_id, layouts, random_array
+
+import xdist
+from xdist import Layout
+from xdist._linear_algebra_functions import Cost, choose_plan, move_cost
+
+SHAPES = [
+    ((7, 5), (5, 3)),
+    ((2, 3), (3, 2)),  # empty blocks at 3 ranks
+    ((5,), (5, 4)),
+    ((4, 5), (5,)),
+    ((5,), (5,)),
+    ((3, 7, 5), (3, 5, 2)),
+    ((1, 7, 5), (3, 5, 2)),  # broadcast batch
+    ((7, 0), (0, 3)),
+]
+DTYPES = [("float64", "float64"), ("int64", "int64"), ("float32", "float64")]
+
+
+def _cases():
+    for s1, s2 in SHAPES:
+        for l1 in layouts(s1):
+            for l2 in layouts(s2):
+                yield pytest.param(s1, s2, l1, l2,
+                                   id=f"{s1}@{s2}-{layout_id(l1)}-{layout_id(l2)}")
+
+
+def _rtol(dtype) -> float:
+    return 0.0 if np.dtype(dtype).kind in "iu" else 1e-12
+
+
+@pytest.mark.parametrize("dtypes", DTYPES, ids=["f8", "i8", "f4f8"])
+@pytest.mark.parametrize("s1,s2,l1,l2", list(_cases()))
+def test_matmul_matches_numpy(s1, s2, l1, l2, dtypes):
+    g1 = random_array(s1, dtypes[0], seed=1)
+    g2 = random_array(s2, dtypes[1], seed=2)
+    expected = np.matmul(g1, g2)
+    got = xdist.matmul(distribute(g1, *l1), distribute(g2, *l2))
+    assert_equal(got, expected, rtol=_rtol(expected.dtype))
+
+
+def test_matmul_complex():
+    g1 = random_array((7, 5), "complex128", seed=3)
+    g2 = random_array((5, 3), "complex128", seed=4)
+    got = xdist.matmul(distribute(g1, 1), distribute(g2, 0))
+    assert_equal(got, g1 @ g2, rtol=1e-12)
+
+
+@comm_params
+@pytest.mark.parametrize("splits", [(1, 0), (0, 1), (0, None)], ids=["K", "R-gather", "R"])
+def test_matmul_on_every_communicator(comm, splits):
+    g1, g2 = random_array((7, 5), seed=1), random_array((5, 3), seed=2)
+    x1 = distribute(g1, splits[0], comm=comm)
+    x2 = distribute(g2, splits[1], comm=comm)
+    y = x1 @ x2
+    assert y.comm is comm
+    assert_equal(y, g1 @ g2, rtol=1e-12)
+
+
+# -- communication ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("counts", [None, "uneven"])
+def test_rows_split_times_replicated_sends_nothing(counts):
+    g1, g2 = random_array((7, 5), seed=1), random_array((5, 3), seed=2)
+    x1 = distribute(g1, 0, layouts(g1.shape)[-1][1] if counts else None)
+    x2 = distribute(g2)
+    with xdist.count_collectives() as sent:
+        y = xdist.matmul(x1, x2)
+    assert sum(sent.values()) == 0, sent
+    assert (y.split, y.counts) == (0, x1.counts)
+    assert_equal(y, g1 @ g2, rtol=1e-12)
+
+
+def test_replicated_times_columns_split_sends_nothing():
+    g1, g2 = random_array((4, 5), seed=1), random_array((5, 7), seed=2)
+    x2 = distribute(g2, 1)
+    with xdist.count_collectives() as sent:
+        y = xdist.matmul(distribute(g1), x2)
+    assert sum(sent.values()) == 0, sent
+    assert (y.split, y.counts) == (1, x2.counts)
+    assert_equal(y, g1 @ g2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("s1,s2", [((3, 7, 5), (3, 5, 2)), ((3, 7, 5), (1, 5, 2)),
+                                   ((3, 7, 5), (5, 2))])
+def test_batch_split_sends_nothing(s1, s2):
+    g1, g2 = random_array(s1, seed=1), random_array(s2, seed=2)
+    x1 = distribute(g1, 0)
+    x2 = distribute(g2, 0) if s2[0] == s1[0] else distribute(g2)
+    with xdist.count_collectives() as sent:
+        y = xdist.matmul(x1, x2)
+    assert sum(sent.values()) == 0, sent
+    assert (y.split, y.counts) == (0, x1.counts)
+    assert_equal(y, g1 @ g2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("counts", [None, "uneven"])
+def test_gram_matrix_is_one_allreduce(counts):
+    # X.mT @ X with X split on rows: both operands split on the contraction axis, same counts.
+    g = random_array((20, 3), seed=5)
+    x = distribute(g, 0, layouts(g.shape)[-1][1] if counts else None)
+    with xdist.count_collectives() as sent:
+        y = x.mT @ x
+    assert dict(sent) == ({"allreduce": 1} if SIZE > 1 else {}), sent
+    assert y.split is None
+    assert_equal(y, g.T @ g, rtol=1e-12)
+
+
+@pytest.mark.parametrize("big_first", [True, False])
+def test_planner_gathers_the_small_operand(big_first):
+    # x1 split on rows, x2 split on columns: the smaller of the two is gathered, once.
+    s1, s2 = ((40, 6), (6, 3)) if big_first else ((3, 6), (6, 40))
+    g1, g2 = random_array(s1, seed=1), random_array(s2, seed=2)
+    x1, x2 = distribute(g1, 0), distribute(g2, 1)
+    with xdist.count_collectives() as sent:
+        y = x1 @ x2
+    if SIZE > 1:
+        assert dict(sent) == {"allgatherv": 1}, sent
+        assert (y.split, y.counts) == ((0, x1.counts) if big_first else (1, x2.counts))
+    else:
+        assert sum(sent.values()) == 0, sent
+    assert_equal(y, g1 @ g2, rtol=1e-12)
+
+
+# -- the planner on its own (pure functions of global metadata) -------------------------------
+
+
+def test_choose_plan_asymmetric():
+    x1 = Layout.balanced((40, 6), 0, 4)  # big, split on rows
+    x2 = Layout.balanced((6, 3), 1, 4)   # small, split on columns
+    plan = choose_plan(x1, x2, (40, 3), 4)
+    assert plan.name == "R" and plan.x1 == x1 and plan.x2 == Layout.replicated((6, 3))
+    plan = choose_plan(Layout.balanced((3, 6), 0, 4), Layout.balanced((6, 40), 1, 4), (3, 40), 4)
+    assert plan.name == "C"
+
+
+def test_choose_plan_contraction_for_tall_skinny():
+    xt = Layout((3, 20), 1, (7, 7, 6))
+    x = Layout((20, 3), 0, (7, 7, 6))
+    plan = choose_plan(xt, x, (3, 3), 3)
+    assert plan.name == "K" and plan.reduce and plan.x1 == xt and plan.x2 == x
+
+
+def test_choose_plan_prefers_no_messages():
+    rep = Layout.replicated
+    assert choose_plan(rep((4, 5)), rep((5, 3)), (4, 3), 3).name == "N"
+    x1 = Layout.balanced((4, 5), 0, 3)
+    assert choose_plan(x1, rep((5, 3)), (4, 3), 3).name == "R"
+    # one rank: no plan sends anything, the one using the operands as they are wins
+    assert choose_plan(Layout((4, 5), 0, (4,)), rep((5, 3)), (4, 3), 1).name == "R"
+
+
+def test_move_cost():
+    a = Layout((6, 4), 0, (2, 2, 2))
+    assert move_cost(a, a, 3) == Cost()
+    assert move_cost(Layout.replicated((6, 4)), a, 3) == Cost(relayouts=1)  # local slice
+    assert move_cost(a, Layout.replicated((6, 4)), 3) == Cost(16, 1, 1)  # allgather
+    assert move_cost(a, Layout((6, 4), 1, (2, 1, 1)), 3) == Cost(8, 1, 1)  # all-to-all
+
+
+# -- matrix_transpose, operators ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape,lay", [
+    pytest.param(shape, lay, id=f"{shape}-{layout_id(lay)}")
+    for shape in [(7, 5), (2, 7, 3), (3, 0)] for lay in layouts(shape)
+])
+def test_matrix_transpose(shape, lay):
+    g = random_array(shape, seed=7)
+    x = distribute(g, *lay)
+    with xdist.count_collectives() as sent:
+        y, z = xdist.matrix_transpose(x), x.mT
+    assert sum(sent.values()) == 0, sent
+    assert y.counts == x.counts
+    assert_equal(y, np.swapaxes(g, -1, -2))
+    assert_equal(z, np.swapaxes(g, -1, -2))
+
+
+def test_matrix_transpose_split_moves_with_its_axis():
+    x = distribute(random_array((2, 7, 3)), 1)
+    assert xdist.matrix_transpose(x).split == 2
+    assert xdist.matrix_transpose(distribute(random_array((2, 7, 3)), 0)).split == 0
+
+
+def test_matmul_operator_and_rmatmul():
+    g1, g2 = random_array((7, 5), seed=1), random_array((5, 3), seed=2)
+    x1, x2 = distribute(g1, 0), distribute(g2, 1)
+    assert_equal(x1 @ x2, g1 @ g2, rtol=1e-12)
+    assert_equal(x2.__rmatmul__(x1), g1 @ g2, rtol=1e-12)
+    assert x1.__matmul__(g2) is NotImplemented
+    with pytest.raises(TypeError):
+        x1 @ 2
+
+
+def test_imatmul_keeps_the_layout():
+    g1, g2 = random_array((7, 4), seed=1), random_array((4, 4), seed=2)
+    x = distribute(g1, 0, layouts(g1.shape)[-1][1])
+    layout = x.layout
+    x @= distribute(g2, 1)
+    assert x.layout == layout
+    assert_equal(x, g1 @ g2, rtol=1e-12)
+
+
+# -- errors, all before any message -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("s1,s2,exc,words", [
+    ((7, 5), (4, 3), ValueError, ["5", "4", "contracted"]),
+    ((5,), (4,), ValueError, ["5", "4"]),
+    ((2, 3, 4), (3, 4, 5), ValueError, ["(2, 3, 4)", "(3, 4, 5)"]),
+    ((), (3,), ValueError, ["x1", "0-d"]),
+    ((3,), (), ValueError, ["x2", "0-d"]),
+])
+def test_matmul_errors_before_messages(s1, s2, exc, words):
+    x1 = distribute(random_array(s1), 0 if s1 else None)
+    x2 = distribute(random_array(s2), 0 if s2 else None)
+    with xdist.count_collectives() as sent, pytest.raises(exc) as info:
+        xdist.matmul(x1, x2)
+    assert sum(sent.values()) == 0, sent
+    assert "matmul" in str(info.value)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_matmul_type_errors():
+    x = distribute(random_array((3, 3)), 0)
+    b = distribute(random_array((3, 3), "bool"), 0)
+    with xdist.count_collectives() as sent:
+        with pytest.raises(TypeError, match="matmul: x2 must have a numeric dtype"):
+            xdist.matmul(x, b)
+        with pytest.raises(TypeError, match="matmul: x1 must be an xdist array"):
+            xdist.matmul(np.ones((3, 3)), x)
+    assert sum(sent.values()) == 0, sent
+
+
+@pytest.mark.parametrize("shape", [(), (4,)])
+def test_matrix_transpose_needs_2d(shape):
+    x = distribute(random_array(shape))
+    with pytest.raises(ValueError, match="matrix_transpose: x must be at least 2-D"):
+        xdist.matrix_transpose(x)
+    with pytest.raises(ValueError):
+        x.mT
