@@ -12,7 +12,8 @@ from helpers import COMM, RANK
 
 SCRIPT = textwrap.dedent(
     """
-        import xdist
+    import numpy as np
+    import xdist
     comm = xdist.default_comm()
     if comm.rank == 1:
         raise RuntimeError("rank 1 fails on purpose")
