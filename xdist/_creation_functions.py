@@ -1,5 +1,558 @@
-"""(to be written)"""
+"""Creation functions of the standard, each with two more keywords: ``split=`` and ``comm=``.
+
+Every function builds only this rank's block, from global arguments that are the same on
+every rank, so creating an array sends no message (``asarray`` of an xdist array asked for
+another layout, and ``meshgrid`` of split inputs laid out differently, are the exceptions;
+they say so). Values that depend on the position (``arange``, ``linspace``, ``eye``,
+``tril``) are computed from global indices, so a block equals the same slice of the array
+made on one process.
+
+``split``: the axis to split the result along, in balanced blocks, or ``None`` for a full
+copy on every rank. When it is not given, the configured default applies
+(``xdist.get_config().default_split``, from ``XDIST_DEFAULT_SPLIT``; normally ``None``), and
+only to results that have that axis (smaller results are replicated). The ``*_like``
+functions, ``asarray`` of an xdist array and ``tril``/``triu`` keep the layout of their input
+instead. ``comm``: the communicator (``None``: ``xdist.default_comm()``).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import builtins
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _array
+from ._comm import Communicator
+from ._config import get_config
+from ._dtypes import ALL_DTYPES, as_dtype, default_complex, default_float, default_int
+from ._info import resolve_device
+from ._layout import Layout
+from ._redistribute import gather_block, redistribute_block
+from ._runtime import default_backend, default_comm
+from ._validation import check_array, normalize_axis
+
+__all__ = [
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+]
+
+_SCALARS = (builtins.bool, int, float, complex)
+_KIND_ORDER = "biufc"  # a fill value may go into a dtype of its kind or a later one
+
+
+class _Default:
+    """The value of ``split=`` when it is not given (``None`` means replicated)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<default split>"
+
+
+DEFAULT = _Default()
+
+
+# -- argument resolution (pure: runs before anything is allocated or sent) ----------------------
+def resolve_split(split: Any, ndim: int, func: str) -> int | None:
+    """The split axis of a result with ``ndim`` dimensions, or an error naming ``func``."""
+    if split is DEFAULT:
+        axis = get_config().default_split
+        if axis is None or not -ndim <= axis < ndim:
+            return None  # the configured default applies only where the axis exists
+        return axis % ndim
+    if split is None:
+        return None
+    if not isinstance(split, int) or isinstance(split, builtins.bool):
+        raise TypeError(f"{func}: split must be an int or None, got {split!r}")
+    if ndim == 0:
+        raise ValueError(f"{func}: a 0-d array cannot be split (split={split})")
+    return normalize_axis(split, ndim, func, "split")
+
+
+def _comm(comm: Any, func: str) -> Communicator:
+    if comm is None:
+        return default_comm()
+    if not isinstance(comm, Communicator):
+        raise TypeError(f"{func}: comm must be an xdist Communicator, got {type(comm).__name__}")
+    return comm
+
+
+def _same_comm(x: _array.Array, comm: Any, func: str) -> None:
+    if comm is not None and comm is not x._comm:
+        raise ValueError(f"{func}: comm must be the communicator of x (or None)")
+
+
+def _int(value: Any, func: str, name: str, minimum: int | None = 0) -> int:
+    if isinstance(value, builtins.bool):
+        raise TypeError(f"{func}: {name} must be an int, got {value!r}")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{func}: {name} must be an int, got {value!r}") from None
+    if minimum is not None and n < minimum:
+        raise ValueError(f"{func}: {name} must be >= {minimum}, got {n}")
+    return n
+
+
+def _shape(shape: Any, func: str) -> tuple[int, ...]:
+    if isinstance(shape, Sequence) and not isinstance(shape, str):
+        return tuple(_int(n, func, "shape") for n in shape)
+    return (_int(shape, func, "shape"),)
+
+
+def _dtype(dtype: Any, func: str, default: np.dtype) -> np.dtype:
+    return default if dtype is None else as_dtype(dtype, func)
+
+
+def _scalar_dtype(value: Any) -> np.dtype:
+    """The standard's dtype for a Python scalar: bool, int64, float64 or complex128."""
+    if isinstance(value, builtins.bool):
+        return np.dtype(builtins.bool)
+    if isinstance(value, int):
+        return default_int
+    return default_float if isinstance(value, float) else default_complex
+
+
+def _check_fill(value: Any, dtype: np.dtype, func: str) -> None:
+    """A fill value must be a Python scalar whose kind fits ``dtype`` and whose value is
+    representable (checked on the host, before any block exists)."""
+    if not isinstance(value, _SCALARS):
+        raise TypeError(f"{func}: fill_value must be a Python scalar, got {type(value).__name__}")
+    kind = _scalar_dtype(value).kind
+    into_bool = dtype.kind == "b" and kind != "b"
+    if into_bool or _KIND_ORDER.index(kind) > _KIND_ORDER.index(dtype.kind):
+        raise TypeError(f"{func}: fill_value {value!r} does not fit dtype {dtype}")
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= int(value) <= info.max:
+            raise OverflowError(f"{func}: fill_value {value!r} is out of range for {dtype}")
+
+
+class _Target:
+    """Where a new array goes: its communicator, backend and device."""
+
+    __slots__ = ("comm", "backend", "device")
+
+    def __init__(self, comm: Any, device: Any, func: str, backend: Any = None) -> None:
+        self.comm = _comm(comm, func)
+        self.backend = default_backend() if backend is None else backend
+        self.device = resolve_device(self.backend, device, func)
+
+    @property
+    def xp(self) -> Any:
+        return self.backend.xp
+
+    def layout(self, shape: tuple[int, ...], split: Any, func: str) -> Layout:
+        return Layout.balanced(shape, resolve_split(split, len(shape), func), self.comm.size)
+
+    def filled(self, layout: Layout, dtype: np.dtype, value: Any) -> _array.Array:
+        """An array of ``layout`` whose block is allocated here (and filled unless ``None``)."""
+        block = self.backend.empty(layout.local_shape(self.comm.rank), dtype, self.device)
+        if value is not None:
+            block[...] = value
+        return self.wrap(block, layout)
+
+    def iota(self, start: int, stop: int) -> Any:
+        """The int64 global indices ``start:stop`` as a block on the device."""
+        local = self.xp.arange(start, stop, dtype=self.backend.native_dtype(default_int))
+        return self.backend.asarray(local, device=self.device)
+
+    def wrap(self, block: Any, layout: Layout) -> _array.Array:
+        if not self.backend.is_block(block):  # 0-d results of some ops come back as scalars
+            block = self.backend.asarray(block, device=self.device)
+        return _array.Array._new(block, layout, self.comm, self.backend)
+
+
+def _span(layout: Layout, axis: int, rank: int) -> tuple[int, int]:
+    """The global index range of ``rank``'s block along ``axis`` (all of it if not split)."""
+    if layout.split == axis:
+        return layout.local_range(rank)
+    return 0, layout.shape[axis]
+
+
+# -- empty, zeros, ones, full -------------------------------------------------------------------
+def empty(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
+    """An uninitialized array; each rank allocates only its block."""
+    t = _Target(comm, device, "empty")
+    return t.filled(t.layout(_shape(shape, "empty"), split, "empty"),
+                    _dtype(dtype, "empty", default_float), None)
+
+
+def zeros(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
+    """An array of zeros; each rank allocates only its block."""
+    t = _Target(comm, device, "zeros")
+    return t.filled(t.layout(_shape(shape, "zeros"), split, "zeros"),
+                    _dtype(dtype, "zeros", default_float), 0)
+
+
+def ones(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
+    """An array of ones; each rank allocates only its block."""
+    t = _Target(comm, device, "ones")
+    return t.filled(t.layout(_shape(shape, "ones"), split, "ones"),
+                    _dtype(dtype, "ones", default_float), 1)
+
+
+def full(shape, fill_value, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
+    """An array of ``fill_value``; the dtype defaults to the scalar's (bool, int64, float64,
+    complex128). A value of a wider kind than ``dtype`` (a float into an int dtype) or out of
+    its range is an error."""
+    t = _Target(comm, device, "full")
+    if not isinstance(fill_value, _SCALARS):
+        raise TypeError(
+            f"full: fill_value must be a Python scalar, got {type(fill_value).__name__}"
+        )
+    dt = _dtype(dtype, "full", _scalar_dtype(fill_value))
+    _check_fill(fill_value, dt, "full")
+    return t.filled(t.layout(_shape(shape, "full"), split, "full"), dt, fill_value)
+
+
+# -- the *_like functions -----------------------------------------------------------------------
+def _like(x: Any, dtype: Any, device: Any, split: Any, comm: Any, func: str):
+    """Target, layout and dtype of a result shaped like ``x``: by default the layout of ``x``
+    (same split, same counts) on its communicator and device."""
+    check_array(x, func)
+    t = _Target(comm if comm is not None else x._comm, device if device is not None else x.device,
+                func, backend=x._backend)
+    dt = x.dtype if dtype is None else as_dtype(dtype, func)
+    axis = x.split if split is DEFAULT else resolve_split(split, x.ndim, func)
+    if axis == x.split and t.comm is x._comm:
+        return t, x._layout, dt  # keeps uneven counts: ops between x and the result are free
+    return t, Layout.balanced(x.shape, axis, t.comm.size), dt
+
+
+def empty_like(x, /, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
+    """An uninitialized array shaped like ``x``, laid out like ``x`` unless ``split`` is given."""
+    t, layout, dt = _like(x, dtype, device, split, comm, "empty_like")
+    return t.filled(layout, dt, None)
+
+
+def zeros_like(x, /, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
+    """Zeros shaped like ``x``, laid out like ``x`` unless ``split`` is given."""
+    t, layout, dt = _like(x, dtype, device, split, comm, "zeros_like")
+    return t.filled(layout, dt, 0)
+
+
+def ones_like(x, /, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
+    """Ones shaped like ``x``, laid out like ``x`` unless ``split`` is given."""
+    t, layout, dt = _like(x, dtype, device, split, comm, "ones_like")
+    return t.filled(layout, dt, 1)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None, split=DEFAULT,
+              comm=None) -> _array.Array:
+    """``fill_value`` shaped like ``x`` (dtype of ``x`` by default), laid out like ``x``
+    unless ``split`` is given."""
+    t, layout, dt = _like(x, dtype, device, split, comm, "full_like")
+    _check_fill(fill_value, dt, "full_like")
+    return t.filled(layout, dt, fill_value)
+
+
+# -- ranges -------------------------------------------------------------------------------------
+def _arange_length(start, stop, step) -> int:
+    if all(isinstance(v, int) for v in (start, stop, step)):
+        n = -((start - stop) // step)  # exact ceil((stop - start) / step)
+    else:
+        n = math.ceil((stop - start) / step)  # NumPy's length, in double precision
+    return builtins.max(n, 0)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None, split=DEFAULT,
+           comm=None) -> _array.Array:
+    """Values ``start, start + step, ...`` below ``stop`` (above it for a negative step).
+
+    Each rank computes its own index range, the way NumPy fills a range:
+    ``x[i] = start + i * ((start + step) - start)`` in the result's dtype, ``x[1]`` being
+    ``start + step``; so blocks equal NumPy's ``arange`` at any number of ranks.
+    """
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if not (v is None and name == "stop") and (
+            not isinstance(v, (int, float)) or isinstance(v, builtins.bool)
+        ):
+            raise TypeError(f"arange: {name} must be an int or a float, got {v!r}")
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    is_int = all(isinstance(v, int) for v in (start, stop, step))
+    dt = _dtype(dtype, "arange", default_int if is_int else default_float)
+    if dt.kind not in "iuf":
+        raise TypeError(f"arange: dtype must be a real numeric dtype, got {dt}")
+    t = _Target(comm, device, "arange")
+    layout = t.layout((_arange_length(start, stop, step),), split, "arange")
+    lo, hi = _span(layout, 0, t.comm.rank)
+    xp, native = t.xp, t.backend.native_dtype(dt)
+    # One-element arrays, not 0-d ones: NumPy turns 0-d results into scalars, whose
+    # wrap-around (unsigned dtypes, negative steps) warns where arrays do not.
+    first = xp.asarray([start], dtype=native)
+    second = xp.asarray([start + step], dtype=native)
+    values = first + xp.astype(t.iota(lo, hi), native) * (second - first)
+    if lo <= 1 < hi:
+        values[1 - lo:2 - lo] = second  # NumPy stores start + step itself, not start + delta
+    return t.wrap(values, layout)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, split=DEFAULT,
+             comm=None) -> _array.Array:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (excluded if not ``endpoint``).
+
+    Computed like NumPy's ``linspace`` from each rank's global indices:
+    ``x[i] = i * step + start`` with ``step = (stop - start) / div`` (``div = num - 1`` with the
+    endpoint, else ``num``), and ``x[num - 1] = stop`` with the endpoint.
+    """
+    for name, v in (("start", start), ("stop", stop)):
+        if not isinstance(v, (int, float, complex)) or isinstance(v, builtins.bool):
+            raise TypeError(f"linspace: {name} must be a real or complex number, got {v!r}")
+    num = _int(num, "linspace", "num")
+    if not isinstance(endpoint, builtins.bool):
+        raise TypeError(f"linspace: endpoint must be a bool, got {endpoint!r}")
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    dt = _dtype(dtype, "linspace", default_complex if is_complex else default_float)
+    if dt.kind not in "fc" or (is_complex and dt.kind != "c"):
+        raise TypeError(f"linspace: dtype {dt} cannot hold values from {start!r} to {stop!r}")
+    t = _Target(comm, device, "linspace")
+    layout = t.layout((num,), split, "linspace")
+    lo, hi = _span(layout, 0, t.comm.rank)
+    xp = t.xp
+    work = t.backend.native_dtype(default_complex if is_complex else default_float)
+    first, last = xp.asarray([start], dtype=work), xp.asarray([stop], dtype=work)
+    delta = last - first
+    y = xp.astype(t.iota(lo, hi), work)
+    div = num - 1 if endpoint else num
+    if div > 0:
+        step = delta / div
+        # A step that underflows to zero loses delta: NumPy then scales by delta / div.
+        y = y / div * delta if builtins.bool(xp.all(step == 0)) else y * step
+    else:
+        y = y * delta
+    y = y + first
+    if endpoint and num > 1 and lo <= num - 1 < hi:
+        y[num - 1 - lo:num - lo] = last
+    return t.wrap(xp.astype(y, t.backend.native_dtype(dt)), layout)
+
+
+# -- matrices -----------------------------------------------------------------------------------
+def _diagonal_mask(t: _Target, layout: Layout, k: int, cmp: str) -> Any:
+    """Boolean block over the last two axes: ``col - row`` compared with ``k`` at global
+    indices (``"=="`` for ``eye``, ``"<="`` for ``tril``, ``">="`` for ``triu``)."""
+    rank, nd = t.comm.rank, layout.ndim
+    rows = t.iota(*_span(layout, nd - 2, rank))
+    cols = t.iota(*_span(layout, nd - 1, rank))
+    diff = cols[None, :] - rows[:, None]
+    return {"==": diff == k, "<=": diff <= k, ">=": diff >= k}[cmp]
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, split=DEFAULT,
+        comm=None) -> _array.Array:
+    """Ones on the ``k``-th diagonal, zeros elsewhere; each rank places the part of the
+    diagonal that crosses its block (split on rows or on columns)."""
+    n_rows = _int(n_rows, "eye", "n_rows")
+    n_cols = n_rows if n_cols is None else _int(n_cols, "eye", "n_cols")
+    k = _int(k, "eye", "k", minimum=None)
+    dt = _dtype(dtype, "eye", default_float)
+    t = _Target(comm, device, "eye")
+    layout = t.layout((n_rows, n_cols), split, "eye")
+    mask = _diagonal_mask(t, layout, k, "==")
+    return t.wrap(t.xp.astype(mask, t.backend.native_dtype(dt)), layout)
+
+
+def _triangle(x: Any, k: Any, split: Any, comm: Any, func: str, cmp: str) -> _array.Array:
+    check_array(x, func)
+    if x.ndim < 2:
+        raise ValueError(f"{func}: x must have at least 2 dimensions, got {x.ndim}")
+    k = _int(k, func, "k", minimum=None)
+    _same_comm(x, comm, func)
+    t = _Target(x._comm, x.device, func, backend=x._backend)
+    layout = x._layout
+    if split is not DEFAULT:
+        axis = resolve_split(split, x.ndim, func)
+        if axis != x.split:
+            layout = Layout.balanced(x.shape, axis, t.comm.size)
+    # Only a different layout asked by split= moves data; the mask itself needs no message.
+    block = redistribute_block(x._local, x._layout, layout, t.comm, t.backend)
+    mask = _diagonal_mask(t, layout, k, cmp)
+    return t.wrap(t.xp.where(mask, block, t.xp.zeros_like(block)), layout)
+
+
+def tril(x, /, *, k=0, split=DEFAULT, comm=None) -> _array.Array:
+    """The lower triangle of the last two axes (at and below diagonal ``k``), from global
+    indices: no message. Keeps the layout of ``x`` unless ``split`` asks for another one."""
+    return _triangle(x, k, split, comm, "tril", "<=")
+
+
+def triu(x, /, *, k=0, split=DEFAULT, comm=None) -> _array.Array:
+    """The upper triangle of the last two axes (at and above diagonal ``k``), from global
+    indices: no message. Keeps the layout of ``x`` unless ``split`` asks for another one."""
+    return _triangle(x, k, split, comm, "triu", ">=")
+
+
+# -- from existing data -------------------------------------------------------------------------
+def _is_python_data(obj: Any) -> builtins.bool:
+    return isinstance(obj, (*_SCALARS, list, tuple))
+
+
+def _host_data(obj: Any, copy: Any, func: str) -> np.ndarray:
+    """``obj`` (Python scalars and sequences, buffers, objects with ``__array__``) as NumPy,
+    without a copy where it can be avoided: the same global data on every rank (SPMD)."""
+    if copy is False and _is_python_data(obj):
+        raise ValueError(f"{func}: copy=False, but a Python {type(obj).__name__} must be copied")
+    try:
+        data = np.asarray(obj, copy=False if copy is False else None)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{func}: cannot make an array of obj: {exc}") from None
+    if _is_python_data(obj) and data.dtype.kind in "uO":
+        # Only Python ints beyond int64 (or non-numbers) make NumPy pick these.
+        try:
+            np.asarray(obj, dtype=default_int)
+        except OverflowError:
+            raise OverflowError(
+                f"{func}: obj holds Python integers out of the int64 range"
+            ) from None
+        except (TypeError, ValueError):
+            raise TypeError(f"{func}: obj holds values that are not numbers") from None
+    return data
+
+
+def _from_block(t: _Target, data: Any, dtype: Any, copy: Any, split: Any, func: str):
+    """The array holding ``data`` (a whole array, the same on every rank): each rank keeps
+    its slice only, converted to ``dtype`` and copied as ``copy`` says."""
+    src = t.backend.dtype_of(data)
+    if dtype is None:
+        if src not in ALL_DTYPES:
+            raise TypeError(
+                f"{func}: obj has dtype {src}, not a dtype of the standard; pass dtype="
+            )
+        dt = src
+    else:
+        dt = as_dtype(dtype, func)
+    if copy is False and dt != src:
+        raise ValueError(f"{func}: copy=False, but converting {src} to {dt} needs a copy")
+    layout = t.layout(tuple(data.shape), split, func)
+    local = data[layout.local_slice(t.comm.rank)] if layout.split is not None else data
+    block = t.backend.asarray(local, dtype=t.backend.native_dtype(dt), device=t.device, copy=copy)
+    return t.wrap(block, layout)
+
+
+def _from_array(x: _array.Array, dtype, device, copy, split, comm, func: str) -> _array.Array:
+    """``x`` itself, or a copy, a cast or another layout of it when the arguments ask."""
+    _same_comm(x, comm, func)
+    if device is not None and resolve_device(x._backend, device, func) != x.device:
+        raise ValueError(f"{func}: cannot move an array on {x.device} to {device!r}")
+    dt = x.dtype if dtype is None else as_dtype(dtype, func)
+    layout = x._layout
+    if split is not DEFAULT:
+        axis = resolve_split(split, x.ndim, func)
+        if axis != x.split:
+            layout = Layout.balanced(x.shape, axis, x._comm.size)
+    moves, casts = layout != x._layout, dt != x.dtype
+    if copy is False and (moves or casts):
+        raise ValueError(f"{func}: copy=False, but the requested dtype or split needs a copy")
+    if not (moves or casts or copy):
+        return x
+    xp, block = x._backend.xp, x._local
+    if moves:
+        block = redistribute_block(block, x._layout, layout, x._comm, x._backend)
+    fresh = moves and x.split is not None and x._comm.size > 1  # gathered or exchanged
+    if casts:
+        block = xp.astype(block, x._backend.native_dtype(dt), copy=True)
+    elif copy and not fresh:
+        block = xp.asarray(block, copy=True)
+    return _array.Array._new(block, layout, x._comm, x._backend)
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None, split=DEFAULT,
+            comm=None) -> _array.Array:
+    """An array from ``obj``: an xdist array, an array of the backend library, NumPy data, a
+    buffer, a Python scalar or a nested sequence of them.
+
+    Data that is not an xdist array is the whole global array, the same on every rank; each
+    rank keeps only its slice (no message). Python scalars give bool, int64, float64 or
+    complex128. An xdist array is returned as it is unless ``dtype``, ``copy=True`` or a
+    different ``split`` asks for a new one (a new split moves data: one all-to-all, or one
+    allgather for ``split=None``). ``copy=False`` raises ``ValueError`` when a copy is needed.
+    """
+    if copy is not None and not isinstance(copy, builtins.bool):
+        raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
+    if isinstance(obj, _array.Array):
+        return _from_array(obj, dtype, device, copy, split, comm, "asarray")
+    t = _Target(comm, device, "asarray")
+    data = obj if t.backend.is_block(obj) else _host_data(obj, copy, "asarray")
+    return _from_block(t, data, dtype, copy, split, "asarray")
+
+
+def from_dlpack(x, /, *, device=None, copy=None, split=DEFAULT, comm=None) -> _array.Array:
+    """An array from any DLPack producer, holding the same whole array on every rank:
+    replicated, or split along ``split`` (or the configured default) with each rank keeping
+    its slice, without a message. An xdist array is taken as ``asarray`` takes it."""
+    if isinstance(x, _array.Array):
+        return _from_array(x, None, device, copy, split, comm, "from_dlpack")
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack: x must support DLPack (__dlpack__), got {type(x).__name__}")
+    t = _Target(comm, device, "from_dlpack")
+    try:
+        data = t.xp.from_dlpack(x, copy=False if copy is False else None)
+    except BufferError as exc:
+        raise ValueError(f"from_dlpack: copy=False, but x cannot be shared: {exc}") from None
+    return _from_block(t, data, None, copy, split, "from_dlpack")
+
+
+# -- meshgrid -----------------------------------------------------------------------------------
+def meshgrid(*arrays, indexing="xy", split=DEFAULT, comm=None) -> list[_array.Array]:
+    """Coordinate grids from 1-D arrays (``indexing="xy"``: the first two axes swapped).
+
+    All outputs share one layout. Unless ``split`` is given it follows the first input that
+    is split: the output axis of that input is split with its counts, so that input's blocks
+    serve as they are. Other inputs are needed whole along their axis: a replicated one is
+    used as it is, a split one is gathered (one allgather of a 1-D array). With no split
+    input the configured default applies, and nothing is sent.
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    for i, a in enumerate(arrays):
+        check_array(a, "meshgrid", f"arrays[{i}]")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid: arrays[{i}] must be 1-D, got {a.ndim} dimensions")
+    if not arrays:
+        return []
+    first = arrays[0]
+    _same_comm(first, comm, "meshgrid")
+    for i, a in enumerate(arrays[1:], start=1):
+        if a._comm is not first._comm or a.device != first.device:
+            raise ValueError(f"meshgrid: arrays[{i}] lives on another communicator or device")
+        if a.dtype != first.dtype:
+            raise TypeError(f"meshgrid: arrays differ in dtype: {first.dtype} and {a.dtype}")
+    n = len(arrays)
+    axes = list(range(n))  # the output axis along which input i varies
+    if indexing == "xy" and n >= 2:
+        axes[0], axes[1] = 1, 0
+    shape = [0] * n
+    for i, a in enumerate(arrays):
+        shape[axes[i]] = a.shape[0]
+    t = _Target(first._comm, first.device, "meshgrid", backend=first._backend)
+    layout = _meshgrid_layout(arrays, axes, tuple(shape), split, t)
+    return [_grid(t, a, axis, layout) for a, axis in zip(arrays, axes)]
+
+
+def _meshgrid_layout(arrays, axes, shape, split, t: _Target) -> Layout:
+    if split is DEFAULT:
+        for a, axis in zip(arrays, axes):
+            if a.split is not None:
+                return Layout(shape, axis, a.counts)
+    return t.layout(shape, split, "meshgrid")
+
+
+def _grid(t: _Target, a: _array.Array, axis: int, layout: Layout) -> _array.Array:
+    """The grid of input ``a`` (varying along ``axis``): its block broadcast to the local shape."""
+    if layout.split == axis:  # this rank's stretch of a: free when a already has these counts
+        piece = redistribute_block(a._local, a._layout, Layout(a.shape, 0, layout.counts),
+                                   t.comm, t.backend)
+    else:
+        piece = gather_block(a._local, a._layout, t.comm, t.backend)
+    view = [1] * layout.ndim
+    view[axis] = -1
+    xp = t.xp
+    local = xp.broadcast_to(xp.reshape(piece, tuple(view)), layout.local_shape(t.comm.rank))
+    return t.wrap(xp.asarray(local, copy=True), layout)  # writable, not a broadcast view

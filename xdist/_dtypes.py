@@ -50,7 +50,8 @@ CATEGORIES: dict[str, str] = {
 def as_dtype(dtype: object, func: str, name: str = "dtype") -> np.dtype:
     """``dtype`` as one of the standard's dtypes, or a ``TypeError`` naming the function."""
     try:
-        d = np.dtype(dtype)  # type: ignore[call-overload]
+        # np.dtype(None) is float64: None must not pass for a dtype here.
+        d = None if dtype is None else np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError:
         d = None
     if d is None or d not in ALL_DTYPES:

@@ -1,5 +1,86 @@
-"""(to be written)"""
+"""The inspection namespace of the standard: ``xdist.__array_namespace_info__()``.
+
+It describes what the current backend offers (devices, data types, defaults) and what xdist
+supports. Nothing here communicates. ``resolve_device`` is the one place that turns a
+user's ``device=`` argument into a device of the backend; the creation, data type and
+inspection functions all use it.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes
+from ._runtime import default_backend
+from .backends import Backend, Device
+
+__all__ = ["__array_namespace_info__"]
+
+
+def resolve_device(backend: Backend, device: Any, func: str) -> Device:
+    """``device`` as a device of ``backend`` (``None``: its default), or a ``ValueError``.
+
+    A device may be given as the object ``x.device`` returns or as its string (``"cpu"``).
+    """
+    if device is None:
+        return backend.default_device()
+    known = backend.devices()
+    for d in known:
+        if device == d or (isinstance(device, str) and device == str(d)):
+            return d
+    raise ValueError(
+        f"{func}: device {device!r} is not a device of the {backend.name} backend; "
+        f"expected one of {[str(d) for d in known]}"
+    )
+
+
+class Info:
+    """What xdist and its backend support; returned by ``__array_namespace_info__()``."""
+
+    __slots__ = ("_backend",)
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+
+    def __repr__(self) -> str:
+        return f"xdist.Info(backend={self._backend.name!r})"
+
+    def capabilities(self) -> dict[str, Any]:
+        # Boolean-mask indexing and data-dependent output shapes (nonzero, unique) are not
+        # implemented yet; they will return exact uneven layouts when they are.
+        return {
+            "boolean indexing": False,
+            "data-dependent shapes": False,
+            "max dimensions": 64,
+        }
+
+    def default_device(self) -> Device:
+        return self._backend.default_device()
+
+    def devices(self) -> list[Device]:
+        return list(self._backend.devices())
+
+    def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
+        resolve_device(self._backend, device, "default_dtypes")
+        return {
+            "real floating": _dtypes.default_float,
+            "complex floating": _dtypes.default_complex,
+            "integral": _dtypes.default_int,
+            "indexing": _dtypes.default_index,
+        }
+
+    def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, np.dtype]:
+        """The standard's dtypes by name, only those of ``kind`` (as ``isdtype`` reads it)."""
+        from ._data_type_functions import isdtype
+
+        resolve_device(self._backend, device, "dtypes")
+        if kind is None:
+            return {d.name: d for d in _dtypes.ALL_DTYPES}
+        return {d.name: d for d in _dtypes.ALL_DTYPES if isdtype(d, kind)}
+
+
+def __array_namespace_info__() -> Info:
+    """The standard's inspection object for xdist on the default backend."""
+    return Info(default_backend())
