@@ -7,8 +7,9 @@ sent. The others answer from dtypes alone.
 Promotion: among the standard's dtypes NumPy 2's rules agree with the standard's table, so
 ``result_type`` uses them; for pairs the table leaves out (signed with ``uint64``, integer
 with floating-point, bool with numbers) it gives NumPy's answer, and Python scalars are weak
-as in NumPy 2 (NEP 50). ``can_cast`` follows the table strictly: it says ``True`` only when
-``from_`` promotes to ``to`` within the table, so it never allows a cast across kinds.
+as in NumPy 2 (NEP 50). ``can_cast(a, b)`` is ``result_type(a, b) == b``: the casts these
+same rules make implicitly (``int16`` to ``float32``, never ``int64`` to ``float32`` or
+complex to real), so it agrees with the standard's table wherever the table has an entry.
 """
 
 from __future__ import annotations
@@ -71,21 +72,6 @@ def astype(
 
 
 # -- promotion ---------------------------------------------------------------------------
-def _table_result(a: np.dtype, b: np.dtype) -> np.dtype | None:
-    """The standard's promotion table: the result of ``a`` with ``b``, or ``None`` where the
-    table has no entry (mixed kinds, and signed integers with ``uint64``)."""
-    if a == b:
-        return a
-    groups = ("b", "iu", "fc")
-    if not any(a.kind in g and b.kind in g for g in groups):
-        return None
-    if a.kind in "iu" and a.kind != b.kind:
-        signed, unsigned = (a, b) if a.kind == "i" else (b, a)
-        if unsigned.itemsize == 8:
-            return None
-    return np.promote_types(a, b)
-
-
 def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     """The dtype of an operation on the arguments (arrays, dtypes and Python scalars).
 
@@ -108,11 +94,12 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
 
 
 def can_cast(from_: Any, to: Any, /) -> builtins.bool:
-    """Whether ``from_`` (a dtype or an array) promotes to ``to`` by the standard's table."""
+    """Whether ``from_`` (a dtype or an array) promotes to ``to``: ``result_type`` of the
+    two is ``to``, so no value changes (bool to any dtype, ``uint8`` to ``int16``, ``int32``
+    to ``float64``; not ``int64`` to ``float32``, ``uint64`` to ``int64`` or complex to real)."""
     src = _dtype_of(from_, "can_cast", "from_")
     dst = as_dtype(to, "can_cast", "to")
-    out = _table_result(src, dst)
-    return out is not None and out == dst  # (a dtype compares equal to None: float64)
+    return builtins.bool(np.promote_types(src, dst) == dst)
 
 
 # -- limits ------------------------------------------------------------------------------
