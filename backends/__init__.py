@@ -25,7 +25,9 @@ def available_backends() -> tuple[str, ...]:
 def get_backend(name: str) -> Backend:
     """The backend called ``name`` (``"numpy"``)."""
     if name not in _MODULES:
-        raise ValueError(f"get_backend: unknown backend {name!r}; expected one of {tuple(_MODULES)}")
+        raise ValueError(
+            f"get_backend: unknown backend {name!r}; expected one of {tuple(_MODULES)}"
+        )
     if name not in _loaded:
         module = importlib.import_module(f"{__name__}.{_MODULES[name]}")
         _loaded[name] = module.backend()

@@ -5,8 +5,8 @@
 For each size 2**k and each operation (``x + y``, ``x * 2``, ``sum(x)``, ``x[::2]``) it times
 NumPy and xdist on the same float64 data and prints NumPy's time divided by xdist's time: the
 fraction of NumPy's speed that xdist reaches (1.0 = as fast). Times are medians of ``--repeat``
-runs of enough loops to take ~20 ms each. The last table lists xdist's fixed cost per call
-(xdist time minus NumPy time at 2**0 elements), in microseconds.
+runs of enough loops to take ~20 ms each, NumPy and xdist alternating. The last table lists
+xdist's fixed cost per call (xdist time minus NumPy time at 2**0 elements), in microseconds.
 
 Run it at one rank (``python benchmarks/overhead.py``): it measures the per-call cost of the
 distributed layer, not communication.
@@ -33,11 +33,21 @@ OPS = {
 }
 
 
-def _time(fn, x, y, repeat: int) -> float:
-    timer = timeit.Timer(lambda: fn(x, y))
-    loops, elapsed = timer.autorange()
-    loops = max(1, int(loops * 0.02 / max(elapsed, 1e-9)))
-    return statistics.median(t / loops for t in timer.repeat(repeat=repeat, number=loops))
+def _loops(fn, x, y) -> int:
+    """Loops of ``fn`` that take about 20 ms."""
+    loops, elapsed = timeit.Timer(lambda: fn(x, y)).autorange()
+    return max(1, int(loops * 0.02 / max(elapsed, 1e-9)))
+
+
+def _time_pair(np_fn, xd_fn, a, b, x, y, repeat: int) -> tuple[float, float]:
+    """Median seconds per call of NumPy and xdist, measured alternately so that the machine's
+    drifting load hits both alike."""
+    n_np, n_xd = _loops(np_fn, a, b), _loops(xd_fn, x, y)
+    t_np, t_xd = [], []
+    for _ in range(repeat):
+        t_np.append(timeit.Timer(lambda: np_fn(a, b)).timeit(n_np) / n_np)
+        t_xd.append(timeit.Timer(lambda: xd_fn(x, y)).timeit(n_xd) / n_xd)
+    return statistics.median(t_np), statistics.median(t_xd)
 
 
 def main() -> None:
@@ -57,8 +67,7 @@ def main() -> None:
         x, y = xdist.asarray(a, split=split), xdist.asarray(b, split=split)
         ratios[k] = {}
         for name, (np_fn, xd_fn) in OPS.items():
-            t_np = _time(np_fn, a, b, args.repeat)
-            t_xd = _time(xd_fn, x, y, args.repeat)
+            t_np, t_xd = _time_pair(np_fn, xd_fn, a, b, x, y, args.repeat)
             ratios[k][name] = t_np / t_xd
             if k == 0:
                 fixed[name] = (t_xd - t_np) * 1e6

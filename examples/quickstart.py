@@ -22,7 +22,7 @@ def rows(start: int, stop: int) -> np.ndarray:
     parts = []
     for first in range(start - start % 10_000, stop, 10_000):
         chunk = np.random.default_rng(first // 10_000).standard_normal((10_000, N_COLS))
-        parts.append(chunk[max(start - first, 0):stop - first])
+        parts.append(chunk[max(start - first, 0) : stop - first])
     data = np.concatenate(parts) if parts else np.empty((0, N_COLS))
     return data * np.arange(1, N_COLS + 1) + 10.0
 

@@ -44,7 +44,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _abort(report) -> None:
-    sys.stderr.write(f"\n===== rank {RANK} of {SIZE}: {report.nodeid} failed\n{report.longreprtext}\n")
+    sys.stderr.write(
+        f"\n===== rank {RANK} of {SIZE}: {report.nodeid} failed\n{report.longreprtext}\n"
+    )
     sys.stderr.flush()
     from mpi4py import MPI
 

@@ -32,17 +32,27 @@ OVERSUBSCRIBE_ENV = {
 
 
 def _mpiexec() -> str:
-    exe = shutil.which("mpiexec", path=os.path.dirname(sys.executable) + os.pathsep
-                       + os.environ.get("PATH", ""))
+    exe = shutil.which(
+        "mpiexec", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    )
     if exe is None:
-        sys.exit("tests/run.py: mpiexec not found; install the MPI extra: pip install -e '.[mpi,test]'")
+        sys.exit(
+            "tests/run.py: mpiexec not found; install the MPI extra: pip install -e '.[mpi,test]'"
+        )
     return exe
 
 
 def _run(cmd: list[str], env: dict[str, str], timeout: float) -> tuple[int, str]:
     """Run ``cmd``, echoing its output; kill its whole process group past ``timeout``."""
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     out: list[str] = []
 
     def pump() -> None:
@@ -69,7 +79,9 @@ def _counts(output: str) -> dict[str, int]:
     lines = [ln for ln in output.splitlines() if re.search(r"\d+ (passed|failed|error)", ln)]
     found: dict[str, int] = {}
     if lines:
-        for n, word in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)", lines[-1]):
+        for n, word in re.findall(
+            r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)", lines[-1]
+        ):
             found[word.rstrip("s") if word.startswith("error") else word] = int(n)
     return found
 

@@ -32,8 +32,13 @@ def _run_job(tmp: Path) -> tuple[int, str]:
     script = tmp / "fail_on_rank_1.py"
     script.write_text(SCRIPT)
     mpiexec = Path(sys.executable).parent / "mpiexec"
-    proc = subprocess.run([str(mpiexec), "-n", "2", sys.executable, str(script)],
-                          capture_output=True, text=True, timeout=60, env=_clean_env())
+    proc = subprocess.run(
+        [str(mpiexec), "-n", "2", sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_clean_env(),
+    )
     return proc.returncode, proc.stderr
 
 

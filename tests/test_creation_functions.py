@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import (
-    RANK, SIZE, assert_equal, comm_params, distribute, layout_id, layouts, random_array,
+    RANK,
+    SIZE,
+    assert_equal,
+    comm_params,
+    distribute,
+    layout_id,
+    layouts,
+    random_array,
 )
 
 import xdist
@@ -54,12 +61,21 @@ def test_filled(case, name):
         check(x, expected, split)
 
 
-@pytest.mark.parametrize("value,dtype,expected", [
-    (True, None, "bool"), (3, None, "int64"), (2.5, None, "float64"), (1 + 2j, None, "complex128"),
-    (3, "int8", "int8"), (3, "uint16", "uint16"), (3, "float32", "float32"),
-    (2.5, "complex64", "complex64"),
-    (True, "int32", "int32"), (-7, "float64", "float64"),
-])
+@pytest.mark.parametrize(
+    "value,dtype,expected",
+    [
+        (True, None, "bool"),
+        (3, None, "int64"),
+        (2.5, None, "float64"),
+        (1 + 2j, None, "complex128"),
+        (3, "int8", "int8"),
+        (3, "uint16", "uint16"),
+        (3, "float32", "float32"),
+        (2.5, "complex64", "complex64"),
+        (True, "int32", "int32"),
+        (-7, "float64", "float64"),
+    ],
+)
 @pytest.mark.parametrize("split", [None, 0])
 def test_full_dtypes(value, dtype, expected, split):
     x = quiet(xdist.full, (7,), value, dtype=dtype, split=split)
@@ -79,8 +95,10 @@ def test_filled_dtypes(name, dtype):
 LIKE = {
     "zeros_like": (lambda x, **kw: xdist.zeros_like(x, **kw), np.zeros_like),
     "ones_like": (lambda x, **kw: xdist.ones_like(x, **kw), np.ones_like),
-    "full_like": (lambda x, **kw: xdist.full_like(x, 3, **kw),
-                  lambda a, **kw: np.full_like(a, 3, **kw)),
+    "full_like": (
+        lambda x, **kw: xdist.full_like(x, 3, **kw),
+        lambda a, **kw: np.full_like(a, 3, **kw),
+    ),
     "empty_like": (lambda x, **kw: xdist.empty_like(x, **kw), None),
 }
 
@@ -120,8 +138,20 @@ def test_like_small(shape):
 
 # -- arange, linspace ---------------------------------------------------------------------------
 ARANGE = [
-    (10,), (2,), (0,), (-3,), (1, 10, 3), (10, 1, -3), (5, 5), (3, -4, -1), (0, 1, 0.1),
-    (1.5, -2.3, -0.7), (0.0, 7.0), (-1e3, 1e3, 299.9), (0, 2 ** 40, 2 ** 37), (2.5,),
+    (10,),
+    (2,),
+    (0,),
+    (-3,),
+    (1, 10, 3),
+    (10, 1, -3),
+    (5, 5),
+    (3, -4, -1),
+    (0, 1, 0.1),
+    (1.5, -2.3, -0.7),
+    (0.0, 7.0),
+    (-1e3, 1e3, 299.9),
+    (0, 2**40, 2**37),
+    (2.5,),
 ]
 
 
@@ -132,10 +162,18 @@ def test_arange(args, split):
     check(x, np.arange(*args), split)
 
 
-@pytest.mark.parametrize("args,dtype", [
-    ((0, 10, 3), "float32"), ((5, 0, -1), "uint8"), ((0, 1, 0.1), "float32"), ((-7, 7, 2), "int8"),
-    ((0.5, 5, 1.5), "int64"), ((1, 8), "float64"), ((0, 300, 7), "int16"),
-])
+@pytest.mark.parametrize(
+    "args,dtype",
+    [
+        ((0, 10, 3), "float32"),
+        ((5, 0, -1), "uint8"),
+        ((0, 1, 0.1), "float32"),
+        ((-7, 7, 2), "int8"),
+        ((0.5, 5, 1.5), "int64"),
+        ((1, 8), "float64"),
+        ((0, 300, 7), "int16"),
+    ],
+)
 @pytest.mark.parametrize("split", [None, 0])
 def test_arange_dtype(args, dtype, split):
     x = quiet(xdist.arange, *args, dtype=dtype, split=split)
@@ -143,9 +181,19 @@ def test_arange_dtype(args, dtype, split):
 
 
 LINSPACE = [
-    (0, 1, 5, True), (0, 1, 5, False), (-3.5, 7.25, 7, True), (-3.5, 7.25, 7, False),
-    (1, 1, 4, True), (0, 1, 0, True), (0, 1, 1, True), (0, 1, 1, False), (2, 0, 2, True),
-    (10, -1e-3, 100, True), (1 + 1j, -2 + 3j, 7, True), (0, 5e-324, 4, True), (0, 1, 2, False),
+    (0, 1, 5, True),
+    (0, 1, 5, False),
+    (-3.5, 7.25, 7, True),
+    (-3.5, 7.25, 7, False),
+    (1, 1, 4, True),
+    (0, 1, 0, True),
+    (0, 1, 1, True),
+    (0, 1, 1, False),
+    (2, 0, 2, True),
+    (10, -1e-3, 100, True),
+    (1 + 1j, -2 + 3j, 7, True),
+    (0, 5e-324, 4, True),
+    (0, 1, 2, False),
     (1e300, -1e300, 3, True),
 ]
 
@@ -166,8 +214,18 @@ def test_linspace_dtype(dtype):
 
 
 # -- eye, tril, triu ----------------------------------------------------------------------------
-EYE = [(2, None, 0), (7, None, 0), (7, 3, 1), (3, 7, -2), (3, 7, 4), (7, 7, 5), (7, 7, -10),
-       (0, 3, 0), (7, 2, -6), (1, None, 0)]
+EYE = [
+    (2, None, 0),
+    (7, None, 0),
+    (7, 3, 1),
+    (3, 7, -2),
+    (3, 7, 4),
+    (7, 7, 5),
+    (7, 7, -10),
+    (0, 3, 0),
+    (7, 2, -6),
+    (1, None, 0),
+]
 
 
 @pytest.mark.parametrize("n_rows,n_cols,k", EYE, ids=str)
@@ -182,8 +240,9 @@ def test_eye_dtype(dtype):
     check(quiet(xdist.eye, 7, 5, k=-1, dtype=dtype, split=1), np.eye(7, 5, k=-1, dtype=dtype), 1)
 
 
-TRI_CASES = [(shape, case) for shape in [(7, 5), (2, 7), (3, 7, 4), (0, 4)]
-             for case in layouts(shape)]
+TRI_CASES = [
+    (shape, case) for shape in [(7, 5), (2, 7), (3, 7, 4), (0, 4)] for case in layouts(shape)
+]
 TRI_IDS = [f"{'x'.join(map(str, shape))}-{layout_id(case)}" for shape, case in TRI_CASES]
 
 
@@ -217,12 +276,23 @@ def test_asarray_numpy(case, copy):
         assert np.shares_memory(x.local, a) == (copy is None)
 
 
-@pytest.mark.parametrize("obj,dtype", [
-    ([True, False], "bool"), ([1, 2, 3], "int64"), ([1.0, 2, 3], "float64"),
-    ([1j, 2], "complex128"),
-    ([[1, 2], [3, 4], [5, 6]], "int64"), (5, "int64"), (2.5, "float64"), (True, "bool"),
-    (1 - 1j, "complex128"), ([], "float64"), ((1, 2.5), "float64"), ([[True], [False]], "bool"),
-])
+@pytest.mark.parametrize(
+    "obj,dtype",
+    [
+        ([True, False], "bool"),
+        ([1, 2, 3], "int64"),
+        ([1.0, 2, 3], "float64"),
+        ([1j, 2], "complex128"),
+        ([[1, 2], [3, 4], [5, 6]], "int64"),
+        (5, "int64"),
+        (2.5, "float64"),
+        (True, "bool"),
+        (1 - 1j, "complex128"),
+        ([], "float64"),
+        ((1, 2.5), "float64"),
+        ([[True], [False]], "bool"),
+    ],
+)
 @pytest.mark.parametrize("split", [None, 0])
 def test_asarray_python(obj, dtype, split):
     expected = np.asarray(obj)
@@ -278,8 +348,9 @@ def test_asarray_resplit(case, split, copy):
             xdist.asarray(x, split=split, copy=False)
 
 
-@pytest.mark.parametrize("shape,split", [((7, 3), None), ((7, 3), 0), ((7, 3), 1), ((2,), 0),
-                                         ((), None)])
+@pytest.mark.parametrize(
+    "shape,split", [((7, 3), None), ((7, 3), 0), ((7, 3), 1), ((2,), 0), ((), None)]
+)
 def test_from_dlpack(shape, split):
     a = random_array(shape, "int32", seed=9)
     x = quiet(xdist.from_dlpack, a, split=split)
@@ -297,8 +368,14 @@ def test_from_dlpack_copy():
 
 # -- meshgrid -----------------------------------------------------------------------------------
 MESH = [
-    ((7, 2), (None, None)), ((7, 2), (0, None)), ((7, 2), (None, 0)), ((2, 7, 3), (None, 0, None)),
-    ((2, 7, 3), (0, None, 0)), ((7,), (0,)), ((0, 3), (0, None)), ((3, 7), ("u", None)),
+    ((7, 2), (None, None)),
+    ((7, 2), (0, None)),
+    ((7, 2), (None, 0)),
+    ((2, 7, 3), (None, 0, None)),
+    ((2, 7, 3), (0, None, 0)),
+    ((7,), (0,)),
+    ((0, 3), (0, None)),
+    ((3, 7), ("u", None)),
 ]
 
 
@@ -411,7 +488,7 @@ ERRORS = [
     (lambda: xdist.asarray([1, 2], copy=False), ValueError, "asarray: copy=False"),
     (lambda: xdist.asarray(_x(), dtype="float32", copy=False), ValueError, "asarray: copy=False"),
     (lambda: xdist.asarray(_x(), split=1, copy=False), ValueError, "asarray: copy=False"),
-    (lambda: xdist.asarray(2 ** 63), OverflowError, "asarray"),
+    (lambda: xdist.asarray(2**63), OverflowError, "asarray"),
     (lambda: xdist.asarray([[1, 2], [3]]), ValueError, "asarray"),
     (lambda: xdist.asarray(["a"]), TypeError, "asarray"),
     (lambda: xdist.asarray([None]), TypeError, "asarray"),

@@ -68,14 +68,23 @@ def test_can_cast_table(a, b):
     assert xdist.can_cast(xdist.zeros(2, dtype=a), getattr(xdist, b)) is expected
 
 
-@pytest.mark.parametrize("args,expected", [
-    ((xdist.int8, 1), "int8"), ((xdist.uint16, 7), "uint16"), ((xdist.float32, 1.0), "float32"),
-    ((xdist.float32, 1), "float32"), ((xdist.float32, 1j), "complex64"),
-    ((xdist.float64, 1j), "complex128"), ((xdist.complex64, 2.5), "complex64"),
-    ((xdist.bool, True), "bool"), ((xdist.int8, xdist.int16, 1), "int16"),
-    ((1, xdist.int32, 2.0), "float64"), ((xdist.int8, 1.0), "float64"),
-    ((xdist.int16, xdist.uint8, xdist.float32), "float32"),
-])
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        ((xdist.int8, 1), "int8"),
+        ((xdist.uint16, 7), "uint16"),
+        ((xdist.float32, 1.0), "float32"),
+        ((xdist.float32, 1), "float32"),
+        ((xdist.float32, 1j), "complex64"),
+        ((xdist.float64, 1j), "complex128"),
+        ((xdist.complex64, 2.5), "complex64"),
+        ((xdist.bool, True), "bool"),
+        ((xdist.int8, xdist.int16, 1), "int16"),
+        ((1, xdist.int32, 2.0), "float64"),
+        ((xdist.int8, 1.0), "float64"),
+        ((xdist.int16, xdist.uint8, xdist.float32), "float32"),
+    ],
+)
 def test_result_type_scalars(args, expected):
     assert xdist.result_type(*args) == np.dtype(expected)
 
@@ -85,9 +94,16 @@ def test_result_type_many():
     assert xdist.result_type(xdist.float32) == xdist.float32
 
 
-@pytest.mark.parametrize("args,exc", [((), ValueError), ((1, 2.0), ValueError),
-                                      (("x",), TypeError), ((None,), TypeError),
-                                      ((np.dtype("float16"),), TypeError)])
+@pytest.mark.parametrize(
+    "args,exc",
+    [
+        ((), ValueError),
+        ((1, 2.0), ValueError),
+        (("x",), TypeError),
+        ((None,), TypeError),
+        ((np.dtype("float16"),), TypeError),
+    ],
+)
 def test_result_type_errors(args, exc):
     with pytest.raises(exc, match="result_type"):
         xdist.result_type(*args)
@@ -124,9 +140,16 @@ def test_iinfo(name):
         assert type(info.min) is int and type(info.max) is int
 
 
-@pytest.mark.parametrize("func,arg", [("finfo", xdist.int32), ("finfo", xdist.bool),
-                                      ("iinfo", xdist.float64), ("iinfo", "float16"),
-                                      ("finfo", None)])
+@pytest.mark.parametrize(
+    "func,arg",
+    [
+        ("finfo", xdist.int32),
+        ("finfo", xdist.bool),
+        ("iinfo", xdist.float64),
+        ("iinfo", "float16"),
+        ("finfo", None),
+    ],
+)
 def test_info_errors(func, arg):
     with pytest.raises(TypeError, match=func):
         getattr(xdist, func)(arg)
@@ -162,20 +185,33 @@ def test_isdtype_dtype_and_tuples(name):
     assert xdist.isdtype(d, ("real floating", "complex floating")) is (name in FLOATS + COMPLEX)
 
 
-@pytest.mark.parametrize("dtype,kind,exc", [
-    (xdist.int8, "integer", ValueError), (xdist.int8, ("numeric", "floats"), ValueError),
-    (xdist.int8, 5, TypeError), (xdist.int8, (("bool",),), TypeError),
-    ("not a dtype", "numeric", TypeError), (None, "bool", TypeError),
-])
+@pytest.mark.parametrize(
+    "dtype,kind,exc",
+    [
+        (xdist.int8, "integer", ValueError),
+        (xdist.int8, ("numeric", "floats"), ValueError),
+        (xdist.int8, 5, TypeError),
+        (xdist.int8, (("bool",),), TypeError),
+        ("not a dtype", "numeric", TypeError),
+        (None, "bool", TypeError),
+    ],
+)
 def test_isdtype_errors(dtype, kind, exc):
     with pytest.raises(exc, match="isdtype"):
         xdist.isdtype(dtype, kind)
 
 
 # -- astype ---------------------------------------------------------------------------------------
-CASTS = [("float64", "float32"), ("float64", "int32"), ("int64", "float64"), ("int16", "uint8"),
-         ("bool", "int8"), ("int32", "bool"), ("float32", "complex128"),
-         ("complex64", "complex128")]
+CASTS = [
+    ("float64", "float32"),
+    ("float64", "int32"),
+    ("int64", "float64"),
+    ("int16", "uint8"),
+    ("bool", "int8"),
+    ("int32", "bool"),
+    ("float32", "complex128"),
+    ("complex64", "complex128"),
+]
 
 
 @pytest.mark.parametrize("case", layouts((7, 3)), ids=layout_id)
@@ -207,13 +243,20 @@ def test_astype_copy(case):
     assert xdist.astype(x, "float32", copy=False).dtype == np.dtype("float32")
 
 
-@pytest.mark.parametrize("call,exc,match", [
-    (lambda x: xdist.astype(x, "float16"), TypeError, "astype: dtype"),
-    (lambda x: xdist.astype(xdist.astype(x, "complex64"), "float64"), TypeError,
-     "astype: casting complex"),
-    (lambda x: xdist.astype(x, "float32", device="gpu"), ValueError, "astype: device"),
-    (lambda x: xdist.astype(np.zeros(2), "float32"), TypeError, "astype: x"),
-], ids=["dtype", "complex", "device", "not-xdist"])
+@pytest.mark.parametrize(
+    "call,exc,match",
+    [
+        (lambda x: xdist.astype(x, "float16"), TypeError, "astype: dtype"),
+        (
+            lambda x: xdist.astype(xdist.astype(x, "complex64"), "float64"),
+            TypeError,
+            "astype: casting complex",
+        ),
+        (lambda x: xdist.astype(x, "float32", device="gpu"), ValueError, "astype: device"),
+        (lambda x: xdist.astype(np.zeros(2), "float32"), TypeError, "astype: x"),
+    ],
+    ids=["dtype", "complex", "device", "not-xdist"],
+)
 def test_astype_errors(call, exc, match):
     x = distribute(np.arange(7.0), 0)
     with xdist.count_collectives() as counts:

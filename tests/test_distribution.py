@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import RANK, SIZE, assert_equal, comm_params, distribute, layout_id, layouts
-from helpers import random_array, uneven_counts
+from helpers import (
+    RANK,
+    SIZE,
+    assert_equal,
+    comm_params,
+    distribute,
+    layout_id,
+    layouts,
+    random_array,
+    uneven_counts,
+)
 
 import xdist
 
@@ -15,7 +24,7 @@ def test_from_local_finds_counts_with_one_allgather(comm):
     rows = [(r * 2) % 3 for r in range(comm.size)]  # uneven, with empty blocks
     offsets = np.concatenate([[0], np.cumsum(rows)])
     g = random_array((int(sum(rows)), 4), seed=1)
-    block = g[offsets[comm.rank]:offsets[comm.rank + 1]]
+    block = g[offsets[comm.rank] : offsets[comm.rank + 1]]
     with xdist.count_collectives() as c:
         x = xdist.from_local(block, split=0, comm=comm)
     assert c == {"allgather": 1}

@@ -14,15 +14,28 @@ from xdist._elementwise_functions import _BINARY, _UNARY
 
 # A representative input dtype for each category of the standard.
 _DTYPE_OF = {
-    "numeric": "float64", "floating-point": "float64", "real floating-point": "float64",
-    "real numeric": "float64", "integer": "int32", "integer or boolean": "int64",
-    "boolean": "bool", "all": "int16",
+    "numeric": "float64",
+    "floating-point": "float64",
+    "real floating-point": "float64",
+    "real numeric": "float64",
+    "integer": "int32",
+    "integer or boolean": "int64",
+    "boolean": "bool",
+    "all": "int16",
 }
 # NumPy names of the standard's functions where they differ.
 _NP_NAME = {
-    "acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
-    "atan": "arctan", "atanh": "arctanh", "atan2": "arctan2", "bitwise_invert": "invert",
-    "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift", "pow": "power",
+    "acos": "arccos",
+    "acosh": "arccosh",
+    "asin": "arcsin",
+    "asinh": "arcsinh",
+    "atan": "arctan",
+    "atanh": "arctanh",
+    "atan2": "arctan2",
+    "bitwise_invert": "invert",
+    "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift",
+    "pow": "power",
 }
 
 
@@ -70,8 +83,16 @@ def test_binary_all_functions_same_layout(name):
             assert_equal(z, expected)
 
 
-_SHAPES = [((7, 5), (7, 5)), ((7, 5), (5,)), ((7, 1), (1, 5)), ((2, 3), (3,)),
-           ((4, 7, 5), (7, 5)), ((), (7,)), ((0, 3), (3,)), ((7,), ())]
+_SHAPES = [
+    ((7, 5), (7, 5)),
+    ((7, 5), (5,)),
+    ((7, 1), (1, 5)),
+    ((2, 3), (3,)),
+    ((4, 7, 5), (7, 5)),
+    ((), (7,)),
+    ((0, 3), (3,)),
+    ((7,), ()),
+]
 
 
 @pytest.mark.parametrize("shapes", _SHAPES, ids=str)
@@ -121,11 +142,30 @@ def test_different_counts_move_only_with_one_alltoall():
 def test_operators_with_python_scalars(case, scalar):
     g = random_array((7, 4), seed=10)
     x = distribute(g, *case)
-    ops = ["__add__", "__sub__", "__mul__", "__truediv__", "__radd__", "__rsub__",
-           "__rmul__", "__rtruediv__", "__pow__", "__eq__", "__ne__"]
+    ops = [
+        "__add__",
+        "__sub__",
+        "__mul__",
+        "__truediv__",
+        "__radd__",
+        "__rsub__",
+        "__rmul__",
+        "__rtruediv__",
+        "__pow__",
+        "__eq__",
+        "__ne__",
+    ]
     if not isinstance(scalar, complex):
-        ops += ["__lt__", "__le__", "__gt__", "__ge__", "__floordiv__", "__mod__",
-                "__rfloordiv__", "__rmod__"]
+        ops += [
+            "__lt__",
+            "__le__",
+            "__gt__",
+            "__ge__",
+            "__floordiv__",
+            "__mod__",
+            "__rfloordiv__",
+            "__rmod__",
+        ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for op in ops:
@@ -137,8 +177,15 @@ def test_integer_and_bitwise_operators(case):
     g = random_array((7, 4), "int64", seed=11)
     s = np.abs(g) % 5
     x, sh = distribute(g, *case), distribute(s, *case)
-    for op in ["__and__", "__or__", "__xor__", "__lshift__", "__rshift__", "__floordiv__",
-               "__mod__"]:
+    for op in [
+        "__and__",
+        "__or__",
+        "__xor__",
+        "__lshift__",
+        "__rshift__",
+        "__floordiv__",
+        "__mod__",
+    ]:
         other = sh if "shift" in op else distribute(s + 1, *case)
         expected = getattr(g, op)(s if "shift" in op else s + 1)
         assert_equal(getattr(x, op)(other), expected)

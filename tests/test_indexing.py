@@ -9,7 +9,14 @@ from collections import Counter
 import numpy as np
 import pytest
 from helpers import (
-    RANK, SIZE, assert_equal, comm_params, distribute, layout_id, layouts, random_array,
+    RANK,
+    SIZE,
+    assert_equal,
+    comm_params,
+    distribute,
+    layout_id,
+    layouts,
+    random_array,
 )
 
 import xdist
@@ -19,24 +26,95 @@ S = slice
 # Curated keys per shape: ints (negative too), slices with steps 1/2/3/-1/-2, empty slices,
 # out-of-bounds bounds, None, Ellipsis and mixtures.
 KEYS: dict[tuple[int, ...], list] = {
-    (7,): [0, 3, -1, -7, 6, S(None), S(1, 5), S(None, None, 2), S(1, None, 3), S(None, None, -1),
-           S(5, 0, -2), S(-2, None, -1), S(4, 2), S(-100, 100), S(100, 200), S(None, None, -3),
-           S(3, 4, -1), S(6, 5, -1), None, Ellipsis, (), (None, S(2, 6)), (Ellipsis, 2),
-           (S(1, 6, 2), None), (None, S(None, None, -2), None)],
-    (2,): [0, -1, 1, S(None), S(1, None), S(None, None, -1), S(0, 0), S(-5, 5, 3), None,
-           (None, Ellipsis, None), (Ellipsis, -2)],
-    (7, 5): [2, -1, (3, 4), (-7, -5), (S(None), 2), (S(1, 6, 2), S(None, None, -2)),
-             (S(None, None, -1), 1), (Ellipsis, S(1, 3)), (None, 4, Ellipsis),
-             (S(2, 2), S(None)), (S(-3, None), None, S(4, 0, -1)), (S(6, None, -3), -2),
-             (Ellipsis, None), (S(10, -10, -1), S(None, None, 3)), (S(0, 7, 3), S(1, 2))],
-    (2, 3): [0, (1, -1), (S(None, None, -1), S(None)), (S(None), S(None, None, -2)),
-             (None, S(1, 2), 2), (S(3, 5),), (Ellipsis, S(0, 0)), (-2, None, S(None, None, -1))],
-    (3, 4, 5): [1, (Ellipsis, 2), (S(None), -1, S(None, None, 2)), (None, 2, None, S(1, 3)),
-                (S(None, None, -1), S(3, 0, -2), S(4, None, -3)), (0, 1, 2),
-                (S(1, None), Ellipsis, None), (S(None), S(None), S(None, None, -1)),
-                (Ellipsis, S(1, 3), 4), (S(2, 1), 0, Ellipsis)],
-    (4, 0): [1, -4, (S(None), S(None)), S(None, None, -1), (S(1, 3), Ellipsis), (None, S(0, 3, 2)),
-             (Ellipsis, None), (S(None, None, -2), S(None))],
+    (7,): [
+        0,
+        3,
+        -1,
+        -7,
+        6,
+        S(None),
+        S(1, 5),
+        S(None, None, 2),
+        S(1, None, 3),
+        S(None, None, -1),
+        S(5, 0, -2),
+        S(-2, None, -1),
+        S(4, 2),
+        S(-100, 100),
+        S(100, 200),
+        S(None, None, -3),
+        S(3, 4, -1),
+        S(6, 5, -1),
+        None,
+        Ellipsis,
+        (),
+        (None, S(2, 6)),
+        (Ellipsis, 2),
+        (S(1, 6, 2), None),
+        (None, S(None, None, -2), None),
+    ],
+    (2,): [
+        0,
+        -1,
+        1,
+        S(None),
+        S(1, None),
+        S(None, None, -1),
+        S(0, 0),
+        S(-5, 5, 3),
+        None,
+        (None, Ellipsis, None),
+        (Ellipsis, -2),
+    ],
+    (7, 5): [
+        2,
+        -1,
+        (3, 4),
+        (-7, -5),
+        (S(None), 2),
+        (S(1, 6, 2), S(None, None, -2)),
+        (S(None, None, -1), 1),
+        (Ellipsis, S(1, 3)),
+        (None, 4, Ellipsis),
+        (S(2, 2), S(None)),
+        (S(-3, None), None, S(4, 0, -1)),
+        (S(6, None, -3), -2),
+        (Ellipsis, None),
+        (S(10, -10, -1), S(None, None, 3)),
+        (S(0, 7, 3), S(1, 2)),
+    ],
+    (2, 3): [
+        0,
+        (1, -1),
+        (S(None, None, -1), S(None)),
+        (S(None), S(None, None, -2)),
+        (None, S(1, 2), 2),
+        (S(3, 5),),
+        (Ellipsis, S(0, 0)),
+        (-2, None, S(None, None, -1)),
+    ],
+    (3, 4, 5): [
+        1,
+        (Ellipsis, 2),
+        (S(None), -1, S(None, None, 2)),
+        (None, 2, None, S(1, 3)),
+        (S(None, None, -1), S(3, 0, -2), S(4, None, -3)),
+        (0, 1, 2),
+        (S(1, None), Ellipsis, None),
+        (S(None), S(None), S(None, None, -1)),
+        (Ellipsis, S(1, 3), 4),
+        (S(2, 1), 0, Ellipsis),
+    ],
+    (4, 0): [
+        1,
+        -4,
+        (S(None), S(None)),
+        S(None, None, -1),
+        (S(1, 3), Ellipsis),
+        (None, S(0, 3, 2)),
+        (Ellipsis, None),
+        (S(None, None, -2), S(None)),
+    ],
     (): [(), Ellipsis, None, (None, Ellipsis, None), (Ellipsis, None)],
 }
 
@@ -201,12 +279,21 @@ def test_indexing_on_every_communicator(comm):
 def _bad_keys():
     vector = distribute(np.arange(3), 0)
     return [
-        (7, IndexError), (-8, IndexError), ((0, 0), IndexError), ((Ellipsis, Ellipsis), IndexError),
-        ([0, 1], IndexError), (1.5, IndexError), (True, IndexError), ("a", IndexError),
-        (np.array([1]), IndexError), (vector, IndexError),
+        (7, IndexError),
+        (-8, IndexError),
+        ((0, 0), IndexError),
+        ((Ellipsis, Ellipsis), IndexError),
+        ([0, 1], IndexError),
+        (1.5, IndexError),
+        (True, IndexError),
+        ("a", IndexError),
+        (np.array([1]), IndexError),
+        (vector, IndexError),
         (xdist.from_local(np.array(1.0), split=None), IndexError),
         (xdist.from_local(np.array(True), split=None), IndexError),
-        (S(0, 1.5), TypeError), (S(None, None, 0), ValueError), ((None, 3, 0), IndexError),
+        (S(0, 1.5), TypeError),
+        (S(None, None, 0), ValueError),
+        ((None, 3, 0), IndexError),
     ]
 
 
@@ -225,8 +312,11 @@ def test_bad_keys_raise_before_any_message(split):
 def test_bad_values_raise_before_any_message():
     x = distribute(global_data((7, 5), "int16"), 0)
     bad = [
-        (S(None), 1.5, TypeError), (S(None), True, TypeError), (0, [1, 2], TypeError),
-        (0, 40000, OverflowError), (0, np.ones(5), TypeError),
+        (S(None), 1.5, TypeError),
+        (S(None), True, TypeError),
+        (0, [1, 2], TypeError),
+        (0, 40000, OverflowError),
+        (0, np.ones(5), TypeError),
         (0, distribute(np.ones(5), 0), TypeError),
         (0, distribute(np.ones(5, "int32"), 0), TypeError),
         (0, distribute(np.ones(5, bool), 0), TypeError),
@@ -271,8 +361,9 @@ def test_setitem_array_every_value_layout(shape, split, counts, key):
 
 
 @pytest.mark.parametrize("split", [None, 0, 1])
-@pytest.mark.parametrize("vshape,vsplit", [((5,), None), ((5,), 0), ((1, 5), 1), ((3, 1), 0),
-                                           ((1, 1), None), ((), None)])
+@pytest.mark.parametrize(
+    "vshape,vsplit", [((5,), None), ((5,), 0), ((1, 5), 1), ((3, 1), 0), ((1, 1), None), ((), None)]
+)
 def test_setitem_broadcast_value(split, vshape, vsplit):
     g = global_data((7, 5))
     v = random_array(vshape, seed=3)

@@ -7,8 +7,21 @@ import pytest
 
 import xdist
 
-NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-         "float32", "float64", "complex64", "complex128"]
+NAMES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 @pytest.fixture
@@ -40,8 +53,12 @@ def test_devices(info):
 
 
 def test_default_dtypes(info):
-    expected = {"real floating": xdist.float64, "complex floating": xdist.complex128,
-                "integral": xdist.int64, "indexing": xdist.int64}
+    expected = {
+        "real floating": xdist.float64,
+        "complex floating": xdist.complex128,
+        "integral": xdist.int64,
+        "indexing": xdist.int64,
+    }
     assert info.default_dtypes() == expected
     assert info.default_dtypes(device=info.default_device()) == expected
     assert info.default_dtypes(device="cpu") == expected
@@ -58,31 +75,37 @@ def test_dtypes_all(info):
     assert info.dtypes(device=info.default_device()) == got
 
 
-@pytest.mark.parametrize("kind,names", [
-    ("bool", ["bool"]),
-    ("signed integer", ["int8", "int16", "int32", "int64"]),
-    ("unsigned integer", ["uint8", "uint16", "uint32", "uint64"]),
-    ("integral", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]),
-    ("real floating", ["float32", "float64"]),
-    ("complex floating", ["complex64", "complex128"]),
-    ("numeric", NAMES[1:]),
-    (("real floating", "complex floating"), ["float32", "float64", "complex64", "complex128"]),
-    (("bool", "unsigned integer"), ["bool", "uint8", "uint16", "uint32", "uint64"]),
-    (xdist.int16, ["int16"]),
-    ((), []),
-])
+@pytest.mark.parametrize(
+    "kind,names",
+    [
+        ("bool", ["bool"]),
+        ("signed integer", ["int8", "int16", "int32", "int64"]),
+        ("unsigned integer", ["uint8", "uint16", "uint32", "uint64"]),
+        ("integral", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]),
+        ("real floating", ["float32", "float64"]),
+        ("complex floating", ["complex64", "complex128"]),
+        ("numeric", NAMES[1:]),
+        (("real floating", "complex floating"), ["float32", "float64", "complex64", "complex128"]),
+        (("bool", "unsigned integer"), ["bool", "uint8", "uint16", "uint32", "uint64"]),
+        (xdist.int16, ["int16"]),
+        ((), []),
+    ],
+)
 def test_dtypes_kind(info, kind, names):
     got = info.dtypes(kind=kind)
     assert list(got) == names
     assert all(xdist.isdtype(d, kind) for d in got.values())
 
 
-@pytest.mark.parametrize("call,exc", [
-    (lambda i: i.dtypes(kind="floating"), ValueError),
-    (lambda i: i.dtypes(kind=3), TypeError),
-    (lambda i: i.dtypes(device="gpu"), ValueError),
-    (lambda i: i.default_dtypes(device="gpu:1"), ValueError),
-])
+@pytest.mark.parametrize(
+    "call,exc",
+    [
+        (lambda i: i.dtypes(kind="floating"), ValueError),
+        (lambda i: i.dtypes(kind=3), TypeError),
+        (lambda i: i.dtypes(device="gpu"), ValueError),
+        (lambda i: i.default_dtypes(device="gpu:1"), ValueError),
+    ],
+)
 def test_errors(info, call, exc):
     with xdist.count_collectives() as counts:
         with pytest.raises(exc):

@@ -28,8 +28,7 @@ def _cases():
     for s1, s2 in SHAPES:
         for l1 in layouts(s1):
             for l2 in layouts(s2):
-                yield pytest.param(s1, s2, l1, l2,
-                                   id=f"{s1}@{s2}-{layout_id(l1)}-{layout_id(l2)}")
+                yield pytest.param(s1, s2, l1, l2, id=f"{s1}@{s2}-{layout_id(l1)}-{layout_id(l2)}")
 
 
 def _rtol(dtype) -> float:
@@ -89,8 +88,9 @@ def test_replicated_times_columns_split_sends_nothing():
     assert_equal(y, g1 @ g2, rtol=1e-12)
 
 
-@pytest.mark.parametrize("s1,s2", [((3, 7, 5), (3, 5, 2)), ((3, 7, 5), (1, 5, 2)),
-                                   ((3, 7, 5), (5, 2))])
+@pytest.mark.parametrize(
+    "s1,s2", [((3, 7, 5), (3, 5, 2)), ((3, 7, 5), (1, 5, 2)), ((3, 7, 5), (5, 2))]
+)
 def test_batch_split_sends_nothing(s1, s2):
     g1, g2 = random_array(s1, seed=1), random_array(s2, seed=2)
     x1 = distribute(g1, 0)
@@ -135,7 +135,7 @@ def test_planner_gathers_the_small_operand(big_first):
 
 def test_choose_plan_asymmetric():
     x1 = Layout.balanced((40, 6), 0, 4)  # big, split on rows
-    x2 = Layout.balanced((6, 3), 1, 4)   # small, split on columns
+    x2 = Layout.balanced((6, 3), 1, 4)  # small, split on columns
     plan = choose_plan(x1, x2, (40, 3), 4)
     assert plan.name == "R" and plan.x1 == x1 and plan.x2 == Layout.replicated((6, 3))
     plan = choose_plan(Layout.balanced((3, 6), 0, 4), Layout.balanced((6, 40), 1, 4), (3, 40), 4)
@@ -169,10 +169,14 @@ def test_move_cost():
 # -- matrix_transpose, operators ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape,lay", [
-    pytest.param(shape, lay, id=f"{shape}-{layout_id(lay)}")
-    for shape in [(7, 5), (2, 7, 3), (3, 0)] for lay in layouts(shape)
-])
+@pytest.mark.parametrize(
+    "shape,lay",
+    [
+        pytest.param(shape, lay, id=f"{shape}-{layout_id(lay)}")
+        for shape in [(7, 5), (2, 7, 3), (3, 0)]
+        for lay in layouts(shape)
+    ],
+)
 def test_matrix_transpose(shape, lay):
     g = random_array(shape, seed=7)
     x = distribute(g, *lay)
@@ -212,13 +216,16 @@ def test_imatmul_keeps_the_layout():
 # -- errors, all before any message -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("s1,s2,exc,words", [
-    ((7, 5), (4, 3), ValueError, ["5", "4", "contracted"]),
-    ((5,), (4,), ValueError, ["5", "4"]),
-    ((2, 3, 4), (3, 4, 5), ValueError, ["(2, 3, 4)", "(3, 4, 5)"]),
-    ((), (3,), ValueError, ["x1", "0-d"]),
-    ((3,), (), ValueError, ["x2", "0-d"]),
-])
+@pytest.mark.parametrize(
+    "s1,s2,exc,words",
+    [
+        ((7, 5), (4, 3), ValueError, ["5", "4", "contracted"]),
+        ((5,), (4,), ValueError, ["5", "4"]),
+        ((2, 3, 4), (3, 4, 5), ValueError, ["(2, 3, 4)", "(3, 4, 5)"]),
+        ((), (3,), ValueError, ["x1", "0-d"]),
+        ((3,), (), ValueError, ["x2", "0-d"]),
+    ],
+)
 def test_matmul_errors_before_messages(s1, s2, exc, words):
     x1 = distribute(random_array(s1), 0 if s1 else None)
     x2 = distribute(random_array(s2), 0 if s2 else None)
@@ -247,4 +254,4 @@ def test_matrix_transpose_needs_2d(shape):
     with pytest.raises(ValueError, match="matrix_transpose: x must be at least 2-D"):
         xdist.matrix_transpose(x)
     with pytest.raises(ValueError):
-        x.mT
+        _ = x.mT

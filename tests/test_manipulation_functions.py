@@ -7,7 +7,13 @@ import itertools
 import numpy as np
 import pytest
 from helpers import (
-    SIZE, assert_equal, comm_params, distribute, layout_id, layouts, random_array,
+    SIZE,
+    assert_equal,
+    comm_params,
+    distribute,
+    layout_id,
+    layouts,
+    random_array,
     uneven_counts,
 )
 
@@ -57,9 +63,16 @@ def test_permute_dims_0d():
     assert_equal(xdist.permute_dims(distribute(g), ()), g)
 
 
-@pytest.mark.parametrize("axes,exc", [((0,), ValueError), ((0, 0), ValueError),
-                                      ((0, 2), IndexError), ((0, 1.0), TypeError),
-                                      (0, TypeError)])
+@pytest.mark.parametrize(
+    "axes,exc",
+    [
+        ((0,), ValueError),
+        ((0, 0), ValueError),
+        ((0, 2), IndexError),
+        ((0, 1.0), TypeError),
+        (0, TypeError),
+    ],
+)
 def test_permute_dims_errors(axes, exc):
     x = distribute(np.zeros((3, 4)), 0)
     with xdist.count_collectives() as counts, pytest.raises(exc, match="permute_dims"):
@@ -67,8 +80,7 @@ def test_permute_dims_errors(axes, exc):
     assert _sent(counts) == 0
 
 
-@pytest.mark.parametrize("shape,case", CASES + [((), (None, None))],
-                         ids=CASE_IDS + ["0d-rep"])
+@pytest.mark.parametrize("shape,case", CASES + [((), (None, None))], ids=CASE_IDS + ["0d-rep"])
 def test_expand_dims(shape, case):
     g = random_array(shape, "int64", 3)
     x = distribute(g, *case)
@@ -100,8 +112,10 @@ def test_squeeze(shape):
             assert_equal(y, np.squeeze(g, axes))
 
 
-@pytest.mark.parametrize("axis,exc", [(0, ValueError), ((1, 1), ValueError), (3, IndexError),
-                                      (None, TypeError), (1.0, TypeError)])
+@pytest.mark.parametrize(
+    "axis,exc",
+    [(0, ValueError), ((1, 1), ValueError), (3, IndexError), (None, TypeError), (1.0, TypeError)],
+)
 def test_squeeze_errors(axis, exc):
     x = distribute(np.zeros((3, 1, 4)), 0)
     with xdist.count_collectives() as counts, pytest.raises(exc, match="squeeze"):
@@ -111,11 +125,29 @@ def test_squeeze_errors(axis, exc):
 
 # -- reshape --------------------------------------------------------------------------------------
 RESHAPES = [
-    ((6, 4), (24,)), ((6, 4), (3, 8)), ((6, 4), (4, 6)), ((6, 4), (-1,)), ((6, 4), (2, 3, 4)),
-    ((6, 4), (6, 2, 2)), ((6, 4), (1, 24, 1)), ((2, 3, 4), (6, 4)), ((2, 3, 4), (4, -1)),
-    ((2, 3, 4), (2, 12)), ((2, 3, 4), (2, 3, 2, 2)), ((24,), (2, 3, 4)), ((24,), (4, 6)),
-    ((7, 5), (5, 7)), ((7, 5), (35, 1)), ((2, 3), (3, 2)), ((4, 0), (0, 4)),
-    ((4, 0), (2, 0, 3)), ((4, 0), (-1,)), ((1, 1), ()), ((1,), ()), ((), (1, 1)), ((), (-1,)),
+    ((6, 4), (24,)),
+    ((6, 4), (3, 8)),
+    ((6, 4), (4, 6)),
+    ((6, 4), (-1,)),
+    ((6, 4), (2, 3, 4)),
+    ((6, 4), (6, 2, 2)),
+    ((6, 4), (1, 24, 1)),
+    ((2, 3, 4), (6, 4)),
+    ((2, 3, 4), (4, -1)),
+    ((2, 3, 4), (2, 12)),
+    ((2, 3, 4), (2, 3, 2, 2)),
+    ((24,), (2, 3, 4)),
+    ((24,), (4, 6)),
+    ((7, 5), (5, 7)),
+    ((7, 5), (35, 1)),
+    ((2, 3), (3, 2)),
+    ((4, 0), (0, 4)),
+    ((4, 0), (2, 0, 3)),
+    ((4, 0), (-1,)),
+    ((1, 1), ()),
+    ((1,), ()),
+    ((), (1, 1)),
+    ((), (-1,)),
 ]
 
 
@@ -134,9 +166,17 @@ def test_reshape(old, new):
 
 
 # Reshapes that keep the split axis: local whatever the counts.
-LOCAL = [((6, 4), 0, (6, 2, 2)), ((6, 4), 1, (2, 3, 4)), ((6, 4), 0, (24,)),
-         ((2, 3, 4), 2, (6, 4)), ((2, 3, 4), 1, (2, 3, 2, 2)), ((2, 3, 4), 0, (2, 12)),
-         ((7, 5), 1, (7, 5, 1)), ((4, 0), 0, (0, 4)), ((4, 0), 1, (2, 2, 0))]
+LOCAL = [
+    ((6, 4), 0, (6, 2, 2)),
+    ((6, 4), 1, (2, 3, 4)),
+    ((6, 4), 0, (24,)),
+    ((2, 3, 4), 2, (6, 4)),
+    ((2, 3, 4), 1, (2, 3, 2, 2)),
+    ((2, 3, 4), 0, (2, 12)),
+    ((7, 5), 1, (7, 5, 1)),
+    ((4, 0), 0, (0, 4)),
+    ((4, 0), 1, (2, 2, 0)),
+]
 
 
 @pytest.mark.parametrize("old,split,new", LOCAL, ids=str)
@@ -189,9 +229,17 @@ def test_reshape_on_every_comm(comm):
     assert_equal(xdist.stack([x, x], axis=2), np.stack([g, g], axis=2))
 
 
-@pytest.mark.parametrize("shape,exc", [((-1, -1), ValueError), ((5, 5), ValueError),
-                                       ((-2, -12), ValueError), ((7, -1), ValueError),
-                                       ((2.0, 12), TypeError), ("24", TypeError)])
+@pytest.mark.parametrize(
+    "shape,exc",
+    [
+        ((-1, -1), ValueError),
+        ((5, 5), ValueError),
+        ((-2, -12), ValueError),
+        ((7, -1), ValueError),
+        ((2.0, 12), TypeError),
+        ("24", TypeError),
+    ],
+)
 def test_reshape_errors(shape, exc):
     x = distribute(np.zeros((6, 4)), 1)
     with xdist.count_collectives() as counts, pytest.raises(exc, match="reshape"):
@@ -245,8 +293,15 @@ def test_concat_two(axis, kinds):
 
 
 KINDS_3D = ["rep", "s0", "s1", "s2", "s0u"]
-TRIPLES = [("s0", "s0u", "rep"), ("s1", "s1", "s1"), ("s2", "s0", "s1"), ("rep", "rep", "s2"),
-           ("s0u", "s0u", "s0u"), ("rep", "rep", "rep"), ("s1", "rep", "s1")]
+TRIPLES = [
+    ("s0", "s0u", "rep"),
+    ("s1", "s1", "s1"),
+    ("s2", "s0", "s1"),
+    ("rep", "rep", "s2"),
+    ("s0u", "s0u", "s0u"),
+    ("rep", "rep", "rep"),
+    ("s1", "rep", "s1"),
+]
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])
@@ -258,8 +313,9 @@ def test_concat_three(axis, kinds):
         shape = list(base)
         shape[axis] = n
         parts.append(random_array(tuple(shape), "int32", 30 + i))
-    kinds = [k if k == "rep" or int(k[1]) != axis or n > 0 else "rep"
-             for k, n in zip(kinds, [5, 0, 2])]
+    kinds = [
+        k if k == "rep" or int(k[1]) != axis or n > 0 else "rep" for k, n in zip(kinds, [5, 0, 2])
+    ]
     xs = [distribute(p, *_layout_of(k, p.shape)) for p, k in zip(parts, kinds)]
     with xdist.count_collectives() as counts:
         y = xdist.concat(xs, axis=axis)
@@ -274,8 +330,11 @@ def test_concat_messages(split, counts):
     xb = distribute(b, split, uneven_counts(4, SIZE) if counts else None)
     for axis in (0, 1):
         other = b if axis == 0 else random_array((7, 2), "float64", 42)
-        xo = xb if axis == 0 else distribute(other, split,
-                                             uneven_counts(7, SIZE) if counts else None)
+        xo = (
+            xb
+            if axis == 0
+            else distribute(other, split, uneven_counts(7, SIZE) if counts else None)
+        )
         with xdist.count_collectives() as sent:
             y = xdist.concat([xa, xo], axis=axis)
         if split is None or SIZE == 1 or split != axis:
@@ -287,10 +346,11 @@ def test_concat_messages(split, counts):
         assert_equal(y, np.concatenate([a, other], axis=axis))
 
 
-@pytest.mark.parametrize("kinds", [("rep", "s0"), ("s0", "s0u"), ("s0u", "rep", "s0")],
-                         ids="-".join)
+@pytest.mark.parametrize(
+    "kinds", [("rep", "s0"), ("s0", "s0u"), ("s0u", "rep", "s0")], ids="-".join
+)
 def test_concat_axis_none(kinds):
-    shapes = [(3, 4), (5,), (2, 0, 3)][:len(kinds)]
+    shapes = [(3, 4), (5,), (2, 0, 3)][: len(kinds)]
     parts = [random_array(s, "int64", 50 + i) for i, s in enumerate(shapes)]
     xs = [distribute(p, *_layout_of(k, p.shape)) for p, k in zip(parts, kinds)]
     assert_equal(xdist.concat(xs, axis=None), np.concatenate(parts, axis=None))
@@ -308,12 +368,19 @@ def test_concat_single_and_tuple():
         assert_equal(xdist.concat((distribute(g, *case),), axis=1), g)
 
 
-@pytest.mark.parametrize("dtypes,expected", [
-    (("int8", "int16"), "int16"), (("uint8", "int8"), "int16"), (("float32", "float64"), "float64"),
-    (("float64", "complex64"), "complex128"), (("bool", "bool"), "bool"),
-    (("uint32", "int32", "int8"), "int64"),
-    (("int32", "float32"), "float64"), (("bool", "int8"), "int8"),  # mixed kinds: as NumPy
-])
+@pytest.mark.parametrize(
+    "dtypes,expected",
+    [
+        (("int8", "int16"), "int16"),
+        (("uint8", "int8"), "int16"),
+        (("float32", "float64"), "float64"),
+        (("float64", "complex64"), "complex128"),
+        (("bool", "bool"), "bool"),
+        (("uint32", "int32", "int8"), "int64"),
+        (("int32", "float32"), "float64"),
+        (("bool", "int8"), "int8"),  # mixed kinds: as NumPy
+    ],
+)
 def test_concat_promotes(dtypes, expected):
     parts = [random_array((3, 2), d, 60 + i) for i, d in enumerate(dtypes)]
     xs = [distribute(p, i % 2 if SIZE > 1 else 0) for i, p in enumerate(parts)]
@@ -355,8 +422,18 @@ def test_concat_not_a_list():
 
 
 # -- stack --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kinds", [("rep", "rep"), ("s0", "s0"), ("s1", "rep"), ("s0", "s1"),
-                                   ("s0u", "s0", "rep"), ("s0u", "s0u")], ids="-".join)
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        ("rep", "rep"),
+        ("s0", "s0"),
+        ("s1", "rep"),
+        ("s0", "s1"),
+        ("s0u", "s0", "rep"),
+        ("s0u", "s0u"),
+    ],
+    ids="-".join,
+)
 def test_stack(kinds):
     parts = [random_array((7, 5), "float64", 70 + i) for i in range(len(kinds))]
     xs = [distribute(p, *_layout_of(k, p.shape)) for p, k in zip(parts, kinds)]
@@ -379,11 +456,15 @@ def test_stack_shapes(shape):
             assert_equal(xdist.stack(xs, axis=axis), np.stack(parts, axis=axis))
 
 
-@pytest.mark.parametrize("args,exc", [
-    (lambda a: ([],), ValueError), (lambda a: ([a, distribute(np.zeros((3, 5)), 0)],), ValueError),
-    (lambda a: ([a, a], 3), IndexError),
-    (lambda a: ([a, a], 1.0), TypeError),
-])
+@pytest.mark.parametrize(
+    "args,exc",
+    [
+        (lambda a: ([],), ValueError),
+        (lambda a: ([a, distribute(np.zeros((3, 5)), 0)],), ValueError),
+        (lambda a: ([a, a], 3), IndexError),
+        (lambda a: ([a, a], 1.0), TypeError),
+    ],
+)
 def test_stack_errors(args, exc):
     a = distribute(np.zeros((3, 4)), 0)
     call = args(a)

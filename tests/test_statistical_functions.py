@@ -8,7 +8,13 @@ import warnings
 import numpy as np
 import pytest
 from helpers import (
-    SIZE, assert_equal, comm_params, distribute, layouts, random_array, uneven_counts,
+    SIZE,
+    assert_equal,
+    comm_params,
+    distribute,
+    layouts,
+    random_array,
+    uneven_counts,
 )
 
 import xdist
@@ -17,20 +23,45 @@ from xdist._statistical_functions import _merge_moments
 SHAPES = [(7,), (2,), (7, 5), (2, 3), (4, 0), (), (3, 4, 5)]
 
 # NumPy's reduction for each of xdist's, with the standard's keywords translated.
-_NUMPY = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "mean": np.mean,
-          "var": np.var, "std": np.std, "all": np.all, "any": np.any}
+_NUMPY = {
+    "sum": np.sum,
+    "prod": np.prod,
+    "min": np.min,
+    "max": np.max,
+    "mean": np.mean,
+    "var": np.var,
+    "std": np.std,
+    "all": np.all,
+    "any": np.any,
+}
 
 # (function, input dtype, keyword arguments)
 CASES = [
-    ("sum", "int8", {}), ("sum", "uint8", {}), ("sum", "int32", {}), ("sum", "float32", {}),
-    ("sum", "float64", {}), ("sum", "complex128", {}), ("sum", "bool", {}),
-    ("prod", "int64", {}), ("prod", "uint8", {}), ("prod", "float64", {}),
-    ("prod", "complex128", {}), ("prod", "bool", {}),
-    ("min", "int8", {}), ("min", "uint8", {}), ("min", "float32", {}), ("max", "int32", {}),
+    ("sum", "int8", {}),
+    ("sum", "uint8", {}),
+    ("sum", "int32", {}),
+    ("sum", "float32", {}),
+    ("sum", "float64", {}),
+    ("sum", "complex128", {}),
+    ("sum", "bool", {}),
+    ("prod", "int64", {}),
+    ("prod", "uint8", {}),
+    ("prod", "float64", {}),
+    ("prod", "complex128", {}),
+    ("prod", "bool", {}),
+    ("min", "int8", {}),
+    ("min", "uint8", {}),
+    ("min", "float32", {}),
+    ("max", "int32", {}),
     ("max", "float64", {}),
-    ("mean", "float32", {}), ("mean", "float64", {}), ("mean", "complex128", {}),
-    ("var", "float32", {}), ("var", "float64", {}), ("var", "float64", {"correction": 1}),
-    ("std", "float64", {}), ("std", "float32", {"correction": 1.0}),
+    ("mean", "float32", {}),
+    ("mean", "float64", {}),
+    ("mean", "complex128", {}),
+    ("var", "float32", {}),
+    ("var", "float64", {}),
+    ("var", "float64", {"correction": 1}),
+    ("std", "float64", {}),
+    ("std", "float32", {"correction": 1.0}),
 ]
 
 
@@ -69,8 +100,16 @@ def check_all_axes(name: str, g: np.ndarray, split, counts, kwargs: dict, tol: d
     x = distribute(g, split, counts)
     np_kwargs = {("ddof" if k == "correction" else k): v for k, v in kwargs.items()}
     for axis in axis_choices(g.ndim):
-        axes = tuple(sorted(a % g.ndim for a in (
-            range(g.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,)))))
+        axes = tuple(
+            sorted(
+                a % g.ndim
+                for a in (
+                    range(g.ndim)
+                    if axis is None
+                    else (axis if isinstance(axis, tuple) else (axis,))
+                )
+            )
+        )
         for keepdims in (False, True):
             where = f"{name}(axis={axis}, keepdims={keepdims}) split={split} counts={counts}"
             try:
@@ -107,10 +146,18 @@ def test_reduction_matches_numpy(case, shape):
 
 # -- dtype rules ------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["sum", "prod"])
-@pytest.mark.parametrize("dtype,expected", [("int8", "int64"), ("int32", "int64"),
-                                            ("uint8", "uint64"), ("uint32", "uint64"),
-                                            ("bool", "int64"), ("float32", "float32"),
-                                            ("complex64", "complex64")])
+@pytest.mark.parametrize(
+    "dtype,expected",
+    [
+        ("int8", "int64"),
+        ("int32", "int64"),
+        ("uint8", "uint64"),
+        ("uint32", "uint64"),
+        ("bool", "int64"),
+        ("float32", "float32"),
+        ("complex64", "complex64"),
+    ],
+)
 def test_sum_prod_default_dtype(name, dtype, expected):
     x = distribute(random_array((7, 2), dtype, 1), 0)
     assert getattr(xdist, name)(x).dtype == np.dtype(expected)
@@ -118,9 +165,16 @@ def test_sum_prod_default_dtype(name, dtype, expected):
 
 
 @pytest.mark.parametrize("name", ["sum", "prod"])
-@pytest.mark.parametrize("dtype,acc", [("int8", "int8"), ("int32", "float32"),
-                                       ("float32", "float64"), ("uint8", "int16"),
-                                       ("float64", "complex128")])
+@pytest.mark.parametrize(
+    "dtype,acc",
+    [
+        ("int8", "int8"),
+        ("int32", "float32"),
+        ("float32", "float64"),
+        ("uint8", "int16"),
+        ("float64", "complex128"),
+    ],
+)
 def test_sum_prod_dtype_argument(name, dtype, acc):
     g = random_array((7, 3), dtype, 2)
     if dtype == "int8":
@@ -135,11 +189,18 @@ def test_sum_prod_dtype_argument(name, dtype, acc):
 
 # -- cumulative_sum / cumulative_prod -----------------------------------------------------------
 @pytest.mark.parametrize("shape", [(7,), (2,), (7, 5), (4, 0), (3, 4, 5)], ids=str)
-@pytest.mark.parametrize("name,dtype", [
-    ("cumulative_sum", "int8"), ("cumulative_sum", "uint8"), ("cumulative_sum", "float32"),
-    ("cumulative_sum", "complex128"), ("cumulative_sum", "bool"), ("cumulative_prod", "int64"),
-    ("cumulative_prod", "float64"),
-])
+@pytest.mark.parametrize(
+    "name,dtype",
+    [
+        ("cumulative_sum", "int8"),
+        ("cumulative_sum", "uint8"),
+        ("cumulative_sum", "float32"),
+        ("cumulative_sum", "complex128"),
+        ("cumulative_sum", "bool"),
+        ("cumulative_prod", "int64"),
+        ("cumulative_prod", "float64"),
+    ],
+)
 def test_cumulative_matches_numpy(name, dtype, shape):
     g = random_array(shape, dtype, 10)
     if name == "cumulative_prod" and dtype == "float64":
@@ -166,20 +227,27 @@ def test_cumulative_dtype_argument():
     g = random_array((7,), "int32", 11)
     for split, counts in layouts(g.shape):
         x = distribute(g, split, counts)
-        assert_equal(xdist.cumulative_sum(x, dtype=xdist.float32),
-                     np.cumulative_sum(g, dtype="float32"), rtol=1e-6)
-        assert_equal(xdist.cumulative_prod(x, dtype=xdist.int8),
-                     np.cumulative_prod(g, dtype="int8"))
+        assert_equal(
+            xdist.cumulative_sum(x, dtype=xdist.float32),
+            np.cumulative_sum(g, dtype="float32"),
+            rtol=1e-6,
+        )
+        assert_equal(
+            xdist.cumulative_prod(x, dtype=xdist.int8), np.cumulative_prod(g, dtype="int8")
+        )
 
 
-@pytest.mark.parametrize("call,error", [
-    (lambda x: xdist.cumulative_sum(x), ValueError),  # 2-D: axis is required
-    (lambda x: xdist.cumulative_sum(x, axis=2), IndexError),
-    (lambda x: xdist.cumulative_prod(x, axis=(0,)), TypeError),
-    (lambda x: xdist.cumulative_prod(x, axis=0, include_initial=1), TypeError),
-    (lambda x: xdist.cumulative_sum(x, axis=0, dtype=xdist.bool), TypeError),
-    (lambda x: xdist.cumulative_sum(distribute(np.array(1.0)), axis=0), ValueError),  # 0-d
-])
+@pytest.mark.parametrize(
+    "call,error",
+    [
+        (lambda x: xdist.cumulative_sum(x), ValueError),  # 2-D: axis is required
+        (lambda x: xdist.cumulative_sum(x, axis=2), IndexError),
+        (lambda x: xdist.cumulative_prod(x, axis=(0,)), TypeError),
+        (lambda x: xdist.cumulative_prod(x, axis=0, include_initial=1), TypeError),
+        (lambda x: xdist.cumulative_sum(x, axis=0, dtype=xdist.bool), TypeError),
+        (lambda x: xdist.cumulative_sum(distribute(np.array(1.0)), axis=0), ValueError),  # 0-d
+    ],
+)
 def test_cumulative_bad_arguments(call, error):
     x = distribute(_X["float64"], 0)
     with xdist.count_collectives() as c, pytest.raises(error, match="^cumulative_"):
@@ -260,14 +328,17 @@ def test_merge_moments_matches_whole_data():
     merged = _record(parts[0])
     for part in parts[1:]:  # left to right
         merged = _merge_moments(merged, _record(part))
-    tree = _merge_moments(_merge_moments(_record(parts[0]), _record(parts[3])),
-                          _merge_moments(_record(parts[5]), _record(parts[4])))
+    tree = _merge_moments(
+        _merge_moments(_record(parts[0]), _record(parts[3])),
+        _merge_moments(_record(parts[5]), _record(parts[4])),
+    )
     tree = _merge_moments(tree, _merge_moments(_record(parts[1]), _record(parts[2])))
     whole = _record(data)
     np.testing.assert_allclose(merged, whole, rtol=1e-12)
     np.testing.assert_allclose(tree, whole, rtol=1e-12)
-    np.testing.assert_array_equal(_merge_moments(np.zeros((1, 3)), np.zeros((1, 3))),
-                                  np.zeros((1, 3)))
+    np.testing.assert_array_equal(
+        _merge_moments(np.zeros((1, 3)), np.zeros((1, 3))), np.zeros((1, 3))
+    )
 
 
 # -- every communicator -------------------------------------------------------------------------
@@ -279,29 +350,37 @@ def test_reductions_on_every_communicator(comm):
         assert_equal(xdist.sum(x, axis=0), g.sum(axis=0), rtol=1e-12, atol=1e-12)
         assert_equal(xdist.max(x), g.max())
         assert_equal(xdist.var(x, axis=(0, 1), correction=1), g.var(ddof=1), rtol=1e-12)
-        assert_equal(xdist.mean(x, axis=1, keepdims=True), g.mean(axis=1, keepdims=True),
-                     rtol=1e-12)
+        assert_equal(
+            xdist.mean(x, axis=1, keepdims=True), g.mean(axis=1, keepdims=True), rtol=1e-12
+        )
 
 
 # -- errors: raised on every rank before any message --------------------------------------------
-_X = {"float64": random_array((7, 3), "float64", 9), "int32": random_array((7, 3), "int32", 9),
-      "bool": random_array((7, 3), "bool", 9), "complex128": random_array((7, 3), "complex128", 9)}
+_X = {
+    "float64": random_array((7, 3), "float64", 9),
+    "int32": random_array((7, 3), "int32", 9),
+    "bool": random_array((7, 3), "bool", 9),
+    "complex128": random_array((7, 3), "complex128", 9),
+}
 
 
-@pytest.mark.parametrize("call,error", [
-    (lambda x: xdist.sum(x, axis=2), IndexError),
-    (lambda x: xdist.prod(x, axis=-3), IndexError),
-    (lambda x: xdist.min(x, axis=1.0), TypeError),
-    (lambda x: xdist.max(x, axis=[0, 1]), TypeError),
-    (lambda x: xdist.mean(x, axis=(0, -2)), ValueError),
-    (lambda x: xdist.var(x, axis=(1, 1)), ValueError),
-    (lambda x: xdist.std(x, keepdims=1), TypeError),
-    (lambda x: xdist.sum(x, dtype=np.float16), TypeError),
-    (lambda x: xdist.prod(x, dtype=xdist.bool), TypeError),
-    (lambda x: xdist.var(x, correction="1"), TypeError),
-    (lambda x: xdist.std(x, correction=True), TypeError),
-    (lambda x: xdist.sum(np.ones(3)), TypeError),
-])
+@pytest.mark.parametrize(
+    "call,error",
+    [
+        (lambda x: xdist.sum(x, axis=2), IndexError),
+        (lambda x: xdist.prod(x, axis=-3), IndexError),
+        (lambda x: xdist.min(x, axis=1.0), TypeError),
+        (lambda x: xdist.max(x, axis=[0, 1]), TypeError),
+        (lambda x: xdist.mean(x, axis=(0, -2)), ValueError),
+        (lambda x: xdist.var(x, axis=(1, 1)), ValueError),
+        (lambda x: xdist.std(x, keepdims=1), TypeError),
+        (lambda x: xdist.sum(x, dtype=np.float16), TypeError),
+        (lambda x: xdist.prod(x, dtype=xdist.bool), TypeError),
+        (lambda x: xdist.var(x, correction="1"), TypeError),
+        (lambda x: xdist.std(x, correction=True), TypeError),
+        (lambda x: xdist.sum(np.ones(3)), TypeError),
+    ],
+)
 def test_bad_arguments_raise_before_communicating(call, error):
     for split in (None, 0):
         x = distribute(_X["float64"], split)
@@ -310,10 +389,18 @@ def test_bad_arguments_raise_before_communicating(call, error):
         assert not c
 
 
-@pytest.mark.parametrize("name,dtype", [
-    ("min", "complex128"), ("max", "bool"), ("mean", "int32"), ("mean", "bool"),
-    ("var", "complex128"), ("var", "int32"), ("std", "bool"),
-])
+@pytest.mark.parametrize(
+    "name,dtype",
+    [
+        ("min", "complex128"),
+        ("max", "bool"),
+        ("mean", "int32"),
+        ("mean", "bool"),
+        ("var", "complex128"),
+        ("var", "int32"),
+        ("std", "bool"),
+    ],
+)
 def test_bad_dtype_raises_before_communicating(name, dtype):
     x = distribute(_X[dtype], 0)
     with xdist.count_collectives() as c, pytest.raises(TypeError, match=f"^{name}: "):

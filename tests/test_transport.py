@@ -14,8 +14,7 @@ from xdist._comm import ReduceOp
 @pytest.mark.parametrize("dtype", ["float64", "int32", "complex128", "bool", "float16"])
 def test_allgatherv_uneven(comm, dtype):
     counts = [(r * 2) % 3 for r in range(comm.size)]  # zeros included
-    parts = [(np.arange(c, dtype="int64") + r).astype(dtype)
-             for r, c in enumerate(counts)]
+    parts = [(np.arange(c, dtype="int64") + r).astype(dtype) for r, c in enumerate(counts)]
     got = comm.allgatherv(parts[comm.rank], counts)
     expected = np.concatenate(parts) if parts else np.empty(0, dtype)
     np.testing.assert_array_equal(got, expected)
@@ -23,8 +22,9 @@ def test_allgatherv_uneven(comm, dtype):
 
 
 @comm_params
-@pytest.mark.parametrize("op,np_fn", [("sum", np.sum), ("prod", np.prod), ("min", np.min),
-                                      ("max", np.max)])
+@pytest.mark.parametrize(
+    "op,np_fn", [("sum", np.sum), ("prod", np.prod), ("min", np.min), ("max", np.max)]
+)
 @pytest.mark.parametrize("dtype", ["float64", "int64", "float32"])
 def test_allreduce_arith(comm, op, np_fn, dtype):
     data = [np.arange(5, dtype=dtype) + r + 1 for r in range(comm.size)]
@@ -44,14 +44,19 @@ def test_allreduce_logical(comm, op, np_fn):
 def test_allreduce_min_max_propagate_nan(comm):
     data = np.array([1.0, 2.0]) if comm.rank != comm.size - 1 else np.array([np.nan, 0.0])
     np.testing.assert_array_equal(comm.allreduce(data, "min"), [np.nan, 0.0])
-    np.testing.assert_array_equal(comm.allreduce(data, "max"), [np.nan, 2.0 if comm.size > 1 else 0.0])
+    np.testing.assert_array_equal(
+        comm.allreduce(data, "max"), [np.nan, 2.0 if comm.size > 1 else 0.0]
+    )
 
 
 @comm_params
 def test_allreduce_record_op(comm):
     # A user op over records of 2 float64s: (sum, max) of each column.
-    op = ReduceOp("sum_max", 2, lambda a, b: np.stack([a[:, 0] + b[:, 0],
-                                                       np.maximum(a[:, 1], b[:, 1])], axis=1))
+    op = ReduceOp(
+        "sum_max",
+        2,
+        lambda a, b: np.stack([a[:, 0] + b[:, 0], np.maximum(a[:, 1], b[:, 1])], axis=1),
+    )
     mine = np.array([[comm.rank, comm.rank * 10.0], [1.0, -comm.rank]])
     got = comm.allreduce(mine, op)
     n = comm.size
@@ -63,12 +68,16 @@ def test_alltoallv_uneven(comm):
     size, me = comm.size, comm.rank
     # rank r sends (r + d) % 3 copies of the value 100*r + d to rank d
     sendcounts = [(me + d) % 3 for d in range(size)]
-    send = np.concatenate([np.full(c, 100 * me + d, dtype=np.int64)
-                           for d, c in enumerate(sendcounts)] or [np.empty(0, np.int64)])
+    send = np.concatenate(
+        [np.full(c, 100 * me + d, dtype=np.int64) for d, c in enumerate(sendcounts)]
+        or [np.empty(0, np.int64)]
+    )
     recvcounts = [(s + me) % 3 for s in range(size)]
     got = comm.alltoallv(send, sendcounts, recvcounts)
-    expected = np.concatenate([np.full(c, 100 * s + me, dtype=np.int64)
-                               for s, c in enumerate(recvcounts)] or [np.empty(0, np.int64)])
+    expected = np.concatenate(
+        [np.full(c, 100 * s + me, dtype=np.int64) for s, c in enumerate(recvcounts)]
+        or [np.empty(0, np.int64)]
+    )
     np.testing.assert_array_equal(got, expected)
 
 
@@ -80,7 +89,7 @@ def test_bcast_exscan_sendrecv(comm):
     pre = comm.exscan(np.array([me + 1, 2], dtype=np.int64), "sum")
     np.testing.assert_array_equal(pre, [me * (me + 1) // 2, 2 * me])
     prod = comm.exscan(np.array([2.0]), "prod")
-    np.testing.assert_array_equal(prod, [2.0 ** me])
+    np.testing.assert_array_equal(prod, [2.0**me])
     right, left = (me + 1) % size, (me - 1) % size
     got = comm.sendrecv(np.full(me + 1, float(me)), right, left + 1, left)
     np.testing.assert_array_equal(got, np.full(left + 1, float(left)))
@@ -110,18 +119,21 @@ def test_chunked_messages(comm, limit):
     size, me = comm.size, comm.rank
     with xdist.config_context(max_message_elements=limit):
         x = np.arange(20, dtype=np.float64) * (me + 1)
-        np.testing.assert_array_equal(comm.allreduce(x, "sum"),
-                                      np.arange(20.0) * size * (size + 1) / 2)
+        np.testing.assert_array_equal(
+            comm.allreduce(x, "sum"), np.arange(20.0) * size * (size + 1) / 2
+        )
         counts = [5 + 3 * r for r in range(size)]
         parts = [np.arange(c, dtype=np.int32) + 1000 * r for r, c in enumerate(counts)]
         np.testing.assert_array_equal(comm.allgatherv(parts[me], counts), np.concatenate(parts))
         sendcounts = [4 + d + me for d in range(size)]
-        send = np.concatenate([np.full(c, 10 * me + d, dtype=np.complex128)
-                               for d, c in enumerate(sendcounts)])
+        send = np.concatenate(
+            [np.full(c, 10 * me + d, dtype=np.complex128) for d, c in enumerate(sendcounts)]
+        )
         recvcounts = [4 + me + s for s in range(size)]
         got = comm.alltoallv(send, sendcounts, recvcounts)
-        expected = np.concatenate([np.full(c, 10 * s + me, dtype=np.complex128)
-                                   for s, c in enumerate(recvcounts)])
+        expected = np.concatenate(
+            [np.full(c, 10 * s + me, dtype=np.complex128) for s, c in enumerate(recvcounts)]
+        )
         np.testing.assert_array_equal(got, expected)
         buf = np.arange(11, dtype=np.float16) if me == 0 else np.zeros(11, np.float16)
         np.testing.assert_array_equal(comm.bcast(buf, 0), np.arange(11, dtype=np.float16))

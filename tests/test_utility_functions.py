@@ -51,10 +51,15 @@ def test_all_any_of_nothing():
 
 
 @pytest.mark.parametrize("name", ["all", "any"])
-@pytest.mark.parametrize("kwargs,error", [
-    ({"axis": 2}, IndexError), ({"axis": (0, 0)}, ValueError), ({"axis": "0"}, TypeError),
-    ({"keepdims": None}, TypeError),
-])
+@pytest.mark.parametrize(
+    "kwargs,error",
+    [
+        ({"axis": 2}, IndexError),
+        ({"axis": (0, 0)}, ValueError),
+        ({"axis": "0"}, TypeError),
+        ({"keepdims": None}, TypeError),
+    ],
+)
 def test_bad_arguments_raise_before_communicating(name, kwargs, error):
     x = distribute(random_array((7, 3), "bool", 1), 0)
     with xdist.count_collectives() as c, pytest.raises(error, match=f"^{name}: "):

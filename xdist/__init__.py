@@ -14,13 +14,24 @@ from ._creation_functions import *  # noqa: F403
 from ._data_type_functions import *  # noqa: F403
 from ._distribution import balance, from_local, resplit, to_numpy
 from ._dtypes import (
-    bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
-    uint8, uint16, uint32, uint64,
+    bool,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ._elementwise_functions import *  # noqa: F403
 from ._info import *  # noqa: F403
-from ._linear_algebra_functions import *  # noqa: F403
 from ._layout import Layout
+from ._linear_algebra_functions import *  # noqa: F403
 from ._manipulation_functions import *  # noqa: F403
 from ._runtime import default_comm, set_default_comm
 from ._statistical_functions import *  # noqa: F403

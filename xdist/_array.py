@@ -75,7 +75,9 @@ class Array:
     @property
     def mT(self) -> Array:
         if self.ndim < 2:
-            raise ValueError(f"Array.mT: the array must be at least 2-D, got {self.ndim} dimensions")
+            raise ValueError(
+                f"Array.mT: the array must be at least 2-D, got {self.ndim} dimensions"
+            )
         from ._linear_algebra_functions import matrix_transpose
 
         return matrix_transpose(self)
@@ -193,7 +195,9 @@ class Array:
 
     def __index__(self) -> int:
         if self.dtype.kind not in "iu":
-            raise TypeError(f"__index__: only integer arrays can be used as an index, got {self.dtype}")
+            raise TypeError(
+                f"__index__: only integer arrays can be used as an index, got {self.dtype}"
+            )
         return int(self._scalar("__index__"))
 
     # -- indexing ------------------------------------------------------------------------------

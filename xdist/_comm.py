@@ -64,7 +64,9 @@ def reduce_local(a: np.ndarray, b: np.ndarray, op: str | ReduceOp) -> np.ndarray
 
 def check_op(op: str | ReduceOp) -> None:
     if not isinstance(op, ReduceOp) and op not in BUILTIN_OPS:
-        raise ValueError(f"allreduce: unknown op {op!r}; expected one of {BUILTIN_OPS} or a ReduceOp")
+        raise ValueError(
+            f"allreduce: unknown op {op!r}; expected one of {BUILTIN_OPS} or a ReduceOp"
+        )
 
 
 class _CollectiveCounter:

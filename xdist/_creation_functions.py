@@ -36,8 +36,22 @@ from ._runtime import default_backend, default_comm
 from ._validation import check_array, normalize_axis
 
 __all__ = [
-    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
-    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+    "arange",
+    "asarray",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "linspace",
+    "meshgrid",
+    "ones",
+    "ones_like",
+    "tril",
+    "triu",
+    "zeros",
+    "zeros_like",
 ]
 
 _SCALARS = (builtins.bool, int, float, complex)
@@ -178,22 +192,27 @@ def _span(layout: Layout, axis: int, rank: int) -> tuple[int, int]:
 def empty(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An uninitialized array; each rank allocates only its block."""
     t = _Target(comm, device, "empty")
-    return t.filled(t.layout(_shape(shape, "empty"), split, "empty"),
-                    _dtype(dtype, "empty", default_float), None)
+    return t.filled(
+        t.layout(_shape(shape, "empty"), split, "empty"),
+        _dtype(dtype, "empty", default_float),
+        None,
+    )
 
 
 def zeros(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array of zeros; each rank allocates only its block."""
     t = _Target(comm, device, "zeros")
-    return t.filled(t.layout(_shape(shape, "zeros"), split, "zeros"),
-                    _dtype(dtype, "zeros", default_float), 0)
+    return t.filled(
+        t.layout(_shape(shape, "zeros"), split, "zeros"), _dtype(dtype, "zeros", default_float), 0
+    )
 
 
 def ones(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array of ones; each rank allocates only its block."""
     t = _Target(comm, device, "ones")
-    return t.filled(t.layout(_shape(shape, "ones"), split, "ones"),
-                    _dtype(dtype, "ones", default_float), 1)
+    return t.filled(
+        t.layout(_shape(shape, "ones"), split, "ones"), _dtype(dtype, "ones", default_float), 1
+    )
 
 
 def full(shape, fill_value, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
@@ -215,8 +234,12 @@ def _like(x: Any, dtype: Any, device: Any, split: Any, comm: Any, func: str):
     """Target, layout and dtype of a result shaped like ``x``: by default the layout of ``x``
     (same split, same counts) on its communicator and device."""
     check_array(x, func)
-    t = _Target(comm if comm is not None else x._comm, device if device is not None else x.device,
-                func, backend=x._backend)
+    t = _Target(
+        comm if comm is not None else x._comm,
+        device if device is not None else x.device,
+        func,
+        backend=x._backend,
+    )
     dt = x.dtype if dtype is None else as_dtype(dtype, func)
     axis = x.split if split is DEFAULT else resolve_split(split, x.ndim, func)
     if axis == x.split and t.comm is x._comm:
@@ -242,8 +265,9 @@ def ones_like(x, /, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _ar
     return t.filled(layout, dt, 1)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None, split=DEFAULT,
-              comm=None) -> _array.Array:
+def full_like(
+    x, /, fill_value, *, dtype=None, device=None, split=DEFAULT, comm=None
+) -> _array.Array:
     """``fill_value`` shaped like ``x`` (dtype of ``x`` by default), laid out like ``x``
     unless ``split`` is given."""
     t, layout, dt = _like(x, dtype, device, split, comm, "full_like")
@@ -260,8 +284,9 @@ def _arange_length(start, stop, step) -> int:
     return builtins.max(n, 0)
 
 
-def arange(start, /, stop=None, step=1, *, dtype=None, device=None, split=DEFAULT,
-           comm=None) -> _array.Array:
+def arange(
+    start, /, stop=None, step=1, *, dtype=None, device=None, split=DEFAULT, comm=None
+) -> _array.Array:
     """Values ``start, start + step, ...`` below ``stop`` (above it for a negative step).
 
     Each rank computes its own index range, the way NumPy fills a range:
@@ -291,12 +316,13 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, split=DEFAUL
     second = xp.asarray([start + step], dtype=native)
     values = first + xp.astype(t.iota(lo, hi), native) * (second - first)
     if lo <= 1 < hi:
-        values[1 - lo:2 - lo] = second  # NumPy stores start + step itself, not start + delta
+        values[1 - lo : 2 - lo] = second  # NumPy stores start + step itself, not start + delta
     return t.wrap(values, layout)
 
 
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, split=DEFAULT,
-             comm=None) -> _array.Array:
+def linspace(
+    start, stop, /, num, *, dtype=None, device=None, endpoint=True, split=DEFAULT, comm=None
+) -> _array.Array:
     """``num`` evenly spaced values from ``start`` to ``stop`` (excluded if not ``endpoint``).
 
     Computed like NumPy's ``linspace`` from each rank's global indices:
@@ -330,7 +356,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, spl
         y = y * delta
     y = y + first
     if endpoint and num > 1 and lo <= num - 1 < hi:
-        y[num - 1 - lo:num - lo] = last
+        y[num - 1 - lo : num - lo] = last
     return t.wrap(xp.astype(y, t.backend.native_dtype(dt)), layout)
 
 
@@ -345,8 +371,9 @@ def _diagonal_mask(t: _Target, layout: Layout, k: int, cmp: str) -> Any:
     return {"==": diff == k, "<=": diff <= k, ">=": diff >= k}[cmp]
 
 
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, split=DEFAULT,
-        comm=None) -> _array.Array:
+def eye(
+    n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, split=DEFAULT, comm=None
+) -> _array.Array:
     """Ones on the ``k``-th diagonal, zeros elsewhere; each rank places the part of the
     diagonal that crosses its block (split on rows or on columns)."""
     n_rows = _int(n_rows, "eye", "n_rows")
@@ -463,8 +490,9 @@ def _from_array(x: _array.Array, dtype, device, copy, split, comm, func: str) ->
     return _array.Array._new(block, layout, x._comm, x._backend)
 
 
-def asarray(obj, /, *, dtype=None, device=None, copy=None, split=DEFAULT,
-            comm=None) -> _array.Array:
+def asarray(
+    obj, /, *, dtype=None, device=None, copy=None, split=DEFAULT, comm=None
+) -> _array.Array:
     """An array from ``obj``: an xdist array, an array of the backend library, NumPy data, a
     buffer, a Python scalar or a nested sequence of them.
 
@@ -547,8 +575,9 @@ def _meshgrid_layout(arrays, axes, shape, split, t: _Target) -> Layout:
 def _grid(t: _Target, a: _array.Array, axis: int, layout: Layout) -> _array.Array:
     """The grid of input ``a`` (varying along ``axis``): its block broadcast to the local shape."""
     if layout.split == axis:  # this rank's stretch of a: free when a already has these counts
-        piece = redistribute_block(a._local, a._layout, Layout(a.shape, 0, layout.counts),
-                                   t.comm, t.backend)
+        piece = redistribute_block(
+            a._local, a._layout, Layout(a.shape, 0, layout.counts), t.comm, t.backend
+        )
     else:
         piece = gather_block(a._local, a._layout, t.comm, t.backend)
     view = [1] * layout.ndim

@@ -17,7 +17,9 @@ from ._validation import check_array, normalize_axis
 __all__ = ["from_local", "resplit", "balance", "to_numpy", "scalar_value", "assign_inplace"]
 
 
-def from_local(block: Any, split: int | None = 0, *, comm: Communicator | None = None) -> _array.Array:
+def from_local(
+    block: Any, split: int | None = 0, *, comm: Communicator | None = None
+) -> _array.Array:
     """An array made of each rank's ``block``, stacked along ``split`` in rank order.
 
     Blocks may have any length along ``split`` (zero included) but must agree on every other
@@ -36,8 +38,10 @@ def from_local(block: Any, split: int | None = 0, *, comm: Communicator | None =
     axis = normalize_axis(split, ndim, "from_local", "split")
     info = comm.allgather_ints([ndim, *block.shape, *([0] * (32 - ndim))])
     if np.any(info[:, 0] != ndim):
-        raise ValueError(f"from_local: blocks differ in number of dimensions: {info[:, 0].tolist()}")
-    shapes = info[:, 1:ndim + 1]
+        raise ValueError(
+            f"from_local: blocks differ in number of dimensions: {info[:, 0].tolist()}"
+        )
+    shapes = info[:, 1 : ndim + 1]
     other = np.delete(shapes, axis, axis=1)
     if np.any(other != other[0]):
         raise ValueError(
@@ -87,7 +91,9 @@ def to_numpy(x: _array.Array) -> np.ndarray:
 def scalar_value(x: _array.Array, func: str) -> Any:
     """The one element of ``x`` as a Python scalar, the same on every rank (collective)."""
     if x.size != 1:
-        raise TypeError(f"{func}: only arrays of one element convert to Python scalars, got shape {x.shape}")
+        raise TypeError(
+            f"{func}: only arrays of one element convert to Python scalars, got shape {x.shape}"
+        )
     if x.split is None or x._comm.size == 1:
         return x._backend.to_host(x._local).reshape(()).item()
     owner = x._layout.owner(0)
@@ -99,7 +105,9 @@ def scalar_value(x: _array.Array, func: str) -> Any:
 def assign_inplace(x: _array.Array, result: _array.Array, func: str) -> None:
     """Write ``result`` into ``x`` (an in-place operator): the shape and dtype of ``x`` stay."""
     if result.shape != x.shape:
-        raise ValueError(f"{func}: the result shape {result.shape} differs from the array's {x.shape}")
+        raise ValueError(
+            f"{func}: the result shape {result.shape} differs from the array's {x.shape}"
+        )
     if result.dtype != x.dtype and not np.can_cast(result.dtype, x.dtype, "same_kind"):
         raise TypeError(f"{func}: cannot store a {result.dtype} result in an array of {x.dtype}")
     block = redistribute_block(result._local, result._layout, x._layout, x._comm, x._backend)

@@ -5,10 +5,27 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float32", "float64", "complex64", "complex128",
-    "ALL_DTYPES", "CATEGORIES", "check_category", "as_dtype", "default_float", "default_int",
-    "default_complex", "default_index",
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "ALL_DTYPES",
+    "CATEGORIES",
+    "check_category",
+    "as_dtype",
+    "default_float",
+    "default_int",
+    "default_complex",
+    "default_index",
 ]
 
 bool = np.dtype("bool")  # noqa: A001 (the standard's name)
@@ -25,8 +42,21 @@ float64 = np.dtype("float64")
 complex64 = np.dtype("complex64")
 complex128 = np.dtype("complex128")
 
-ALL_DTYPES = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-              float32, float64, complex64, complex128)
+ALL_DTYPES = (
+    bool,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    float32,
+    float64,
+    complex64,
+    complex128,
+)
 
 default_float = float64
 default_int = int64

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from . import _array
 from ._broadcast import align_block, broadcast_shapes, output_layout
 from ._dtypes import check_category
@@ -20,32 +18,75 @@ _SCALARS = (bool, int, float, complex)
 
 # name -> dtype category of the standard that the inputs must have
 _UNARY: dict[str, str] = {
-    "abs": "numeric", "acos": "floating-point", "acosh": "floating-point",
-    "asin": "floating-point", "asinh": "floating-point", "atan": "floating-point",
-    "atanh": "floating-point", "bitwise_invert": "integer or boolean", "ceil": "real numeric",
-    "conj": "numeric", "cos": "floating-point", "cosh": "floating-point",
-    "exp": "floating-point", "expm1": "floating-point", "floor": "real numeric",
-    "imag": "numeric", "isfinite": "numeric", "isinf": "numeric", "isnan": "numeric",
-    "log": "floating-point", "log1p": "floating-point", "log2": "floating-point",
-    "log10": "floating-point", "logical_not": "boolean", "negative": "numeric",
-    "positive": "numeric", "real": "numeric", "reciprocal": "floating-point",
-    "round": "numeric", "sign": "numeric", "signbit": "real floating-point",
-    "sin": "floating-point", "sinh": "floating-point", "sqrt": "floating-point",
-    "square": "numeric", "tan": "floating-point", "tanh": "floating-point",
+    "abs": "numeric",
+    "acos": "floating-point",
+    "acosh": "floating-point",
+    "asin": "floating-point",
+    "asinh": "floating-point",
+    "atan": "floating-point",
+    "atanh": "floating-point",
+    "bitwise_invert": "integer or boolean",
+    "ceil": "real numeric",
+    "conj": "numeric",
+    "cos": "floating-point",
+    "cosh": "floating-point",
+    "exp": "floating-point",
+    "expm1": "floating-point",
+    "floor": "real numeric",
+    "imag": "numeric",
+    "isfinite": "numeric",
+    "isinf": "numeric",
+    "isnan": "numeric",
+    "log": "floating-point",
+    "log1p": "floating-point",
+    "log2": "floating-point",
+    "log10": "floating-point",
+    "logical_not": "boolean",
+    "negative": "numeric",
+    "positive": "numeric",
+    "real": "numeric",
+    "reciprocal": "floating-point",
+    "round": "numeric",
+    "sign": "numeric",
+    "signbit": "real floating-point",
+    "sin": "floating-point",
+    "sinh": "floating-point",
+    "sqrt": "floating-point",
+    "square": "numeric",
+    "tan": "floating-point",
+    "tanh": "floating-point",
     "trunc": "real numeric",
 }
 
 _BINARY: dict[str, str] = {
-    "add": "numeric", "atan2": "real floating-point", "bitwise_and": "integer or boolean",
-    "bitwise_left_shift": "integer", "bitwise_or": "integer or boolean",
-    "bitwise_right_shift": "integer", "bitwise_xor": "integer or boolean",
-    "copysign": "real floating-point", "divide": "numeric", "equal": "all",
-    "floor_divide": "real numeric", "greater": "real numeric", "greater_equal": "real numeric",
-    "hypot": "real floating-point", "less": "real numeric", "less_equal": "real numeric",
-    "logaddexp": "real floating-point", "logical_and": "boolean", "logical_or": "boolean",
-    "logical_xor": "boolean", "maximum": "real numeric", "minimum": "real numeric",
-    "multiply": "numeric", "nextafter": "real floating-point", "not_equal": "all",
-    "pow": "numeric", "remainder": "real numeric", "subtract": "numeric",
+    "add": "numeric",
+    "atan2": "real floating-point",
+    "bitwise_and": "integer or boolean",
+    "bitwise_left_shift": "integer",
+    "bitwise_or": "integer or boolean",
+    "bitwise_right_shift": "integer",
+    "bitwise_xor": "integer or boolean",
+    "copysign": "real floating-point",
+    "divide": "numeric",
+    "equal": "all",
+    "floor_divide": "real numeric",
+    "greater": "real numeric",
+    "greater_equal": "real numeric",
+    "hypot": "real floating-point",
+    "less": "real numeric",
+    "less_equal": "real numeric",
+    "logaddexp": "real floating-point",
+    "logical_and": "boolean",
+    "logical_or": "boolean",
+    "logical_xor": "boolean",
+    "maximum": "real numeric",
+    "minimum": "real numeric",
+    "multiply": "numeric",
+    "nextafter": "real floating-point",
+    "not_equal": "all",
+    "pow": "numeric",
+    "remainder": "real numeric",
+    "subtract": "numeric",
 }
 
 __all__ = [*_UNARY, *_BINARY, "clip"]
@@ -85,7 +126,8 @@ def apply_elementwise(func: str, local_fn, operands: list[Any]) -> _array.Array:
         out = output_layout([a._layout for a in arrays], shape)
         blocks = [
             align_block(x._local, x._layout, out, comm, backend)
-            if isinstance(x, _array.Array) else x
+            if isinstance(x, _array.Array)
+            else x
             for x in operands
         ]
     local = local_fn(*blocks)

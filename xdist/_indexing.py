@@ -119,7 +119,7 @@ def normalize_key(key: Any, shape: tuple[int, ...], func: str) -> list[Part]:
     fill = [slice(None)] * (len(shape) - n_index)
     if n_ellipsis:
         at = next(i for i, k in enumerate(items) if k is Ellipsis)
-        items[at:at + 1] = fill
+        items[at : at + 1] = fill
     else:
         items += fill
     parts: list[Part] = []
@@ -216,8 +216,9 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
     shape = selected_shape(parts)
     layout, comm, backend = x._layout, x._comm, x._backend
     if layout.split is None:
-        return _array.Array._new(_take(x._local, parts, backend), Layout.replicated(shape),
-                                 comm, backend)
+        return _array.Array._new(
+            _take(x._local, parts, backend), Layout.replicated(shape), comm, backend
+        )
     at, out_axis = _split_part(parts, layout.split)
     offset = layout.offsets[comm.rank]
     if out_axis is None:
@@ -269,7 +270,10 @@ def _reversed_to_balanced(x, piece, ranks, shape, out_axis) -> _array.Array:
         [(piece, moves, origin)],
         [target.local_shape(r) for r in range(comm.size)],
         [_origin(target.local_range(r)[0], out_axis, len(shape)) for r in range(comm.size)],
-        x.dtype, comm, backend, x.device,
+        x.dtype,
+        comm,
+        backend,
+        x.device,
     )
     return _array.Array._new(block, target, comm, backend)
 
@@ -409,7 +413,10 @@ def _fetch(value: Any, want: list[Box | None]) -> Any:
         [(value._local, moves, [s.start for s in boxes[comm.rank]])],
         [empty if w is None else tuple(s.stop - s.start for s in w) for w in want],
         [[0] * value.ndim if w is None else [s.start for s in w] for w in want],
-        value.dtype, comm, backend, value.device,
+        value.dtype,
+        comm,
+        backend,
+        value.device,
     )
 
 

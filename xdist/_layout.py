@@ -77,7 +77,8 @@ class Layout:
     @property
     def is_balanced(self) -> bool:
         return self.counts is None or self.counts == balanced_counts(
-            self.shape[self.split], len(self.counts)  # type: ignore[index]
+            self.shape[self.split],
+            len(self.counts),  # type: ignore[index]
         )
 
     def local_shape(self, rank: int) -> tuple[int, ...]:

@@ -75,8 +75,11 @@ class Cost:
     relayouts: int = 0  # operands whose layout changes (a free local slice included)
 
     def __add__(self, other: Cost) -> Cost:
-        return Cost(self.elements + other.elements, self.messages + other.messages,
-                    self.relayouts + other.relayouts)
+        return Cost(
+            self.elements + other.elements,
+            self.messages + other.messages,
+            self.relayouts + other.relayouts,
+        )
 
 
 @dataclass(frozen=True)
@@ -141,8 +144,13 @@ def _batch_target(x: Layout, out: Layout) -> Layout:
     return Layout(x.shape, axis, out.counts)
 
 
-def candidate_plans(x1: Layout, x2: Layout, shape: tuple[int, ...], nranks: int,
-                    promoted: tuple[bool, bool] = (False, False)) -> Iterator[Plan]:
+def candidate_plans(
+    x1: Layout,
+    x2: Layout,
+    shape: tuple[int, ...],
+    nranks: int,
+    promoted: tuple[bool, bool] = (False, False),
+) -> Iterator[Plan]:
     """Every plan worth costing, in tie-break order. ``promoted``: x1 / x2 was 1-D (its m / n
     dimension was added by promotion; the result is never split along it)."""
     rep = Layout.replicated
@@ -161,15 +169,28 @@ def candidate_plans(x1: Layout, x2: Layout, shape: tuple[int, ...], nranks: int,
                 out = Layout(shape, axis, x.counts)
                 yield Plan("B", _batch_target(x1, out), _batch_target(x2, out), out)
     k = x1.shape[-1]
-    options = [_counts_on(x1, x1.ndim - 1, nranks), _counts_on(x2, x2.ndim - 2, nranks),
-               balanced_counts(k, nranks)]
+    options = [
+        _counts_on(x1, x1.ndim - 1, nranks),
+        _counts_on(x2, x2.ndim - 2, nranks),
+        balanced_counts(k, nranks),
+    ]
     for c in dict.fromkeys(options):  # distinct, in order
-        yield Plan("K", Layout(x1.shape, x1.ndim - 1, c), Layout(x2.shape, x2.ndim - 2, c),
-                   rep(shape), reduce=True)
+        yield Plan(
+            "K",
+            Layout(x1.shape, x1.ndim - 1, c),
+            Layout(x2.shape, x2.ndim - 2, c),
+            rep(shape),
+            reduce=True,
+        )
 
 
-def choose_plan(x1: Layout, x2: Layout, shape: tuple[int, ...], nranks: int,
-                promoted: tuple[bool, bool] = (False, False)) -> Plan:
+def choose_plan(
+    x1: Layout,
+    x2: Layout,
+    shape: tuple[int, ...],
+    nranks: int,
+    promoted: tuple[bool, bool] = (False, False),
+) -> Plan:
     """The cheapest candidate plan (the first of equal ones)."""
     plans = list(candidate_plans(x1, x2, shape, nranks, promoted))
     costs = [plan_cost(p, x1, x2, nranks) for p in plans]
@@ -215,7 +236,7 @@ def _promote(x: _array.Array, axis: int) -> tuple[Any, Layout]:
 
 def _remove_axis(block: Any, layout: Layout, axis: int, xp: Any) -> tuple[Any, Layout]:
     """Drop a dimension of size 1 added by promotion (never the split axis)."""
-    shape = layout.shape[:axis] + layout.shape[axis + 1:]
+    shape = layout.shape[:axis] + layout.shape[axis + 1 :]
     split = layout.split
     if split is not None and split > axis:
         split -= 1

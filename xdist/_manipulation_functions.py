@@ -142,11 +142,11 @@ def _local_layout(layout: Layout, new: tuple[int, ...], nranks: int) -> Layout |
         return Layout.balanced(new, 0, nranks) if new else Layout.replicated(new)
     s, counts = layout.split, layout.counts
     before = math.prod(layout.shape[:s])
-    run = math.prod(layout.shape[s + 1:])
+    run = math.prod(layout.shape[s + 1 :])
     for t in range(len(new)):
         if math.prod(new[:t]) != before:
             continue
-        slab = math.prod(new[t + 1:])
+        slab = math.prod(new[t + 1 :])
         if all(c * run % slab == 0 for c in counts):
             return Layout(new, t, tuple(c * run // slab for c in counts))
     return None
@@ -165,8 +165,10 @@ def _reshape_block(x: Array, block: Any, out: Layout, copy: bool | None) -> Arra
     if comm.size > 1:  # a view may exist on some ranks only (strides): agree before raising
         ok = bool(comm.allreduce(np.array([ok]), "land")[0])
     if not ok:
-        raise ValueError(f"reshape: copy=False but a block of shape {x.lshape} cannot be "
-                         f"viewed as {shape} without a copy")
+        raise ValueError(
+            f"reshape: copy=False but a block of shape {x.lshape} cannot be "
+            f"viewed as {shape} without a copy"
+        )
     return _wrap(local, out, x)
 
 
@@ -250,8 +252,9 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 def _check_arrays(arrays: Any, func: str) -> list[Array]:
     """The inputs as a list: non-empty, xdist arrays, one communicator, backend and device."""
     if not isinstance(arrays, (tuple, list)):
-        raise TypeError(f"{func}: arrays must be a tuple or list of arrays, got "
-                        f"{type(arrays).__name__}")
+        raise TypeError(
+            f"{func}: arrays must be a tuple or list of arrays, got {type(arrays).__name__}"
+        )
     if not arrays:
         raise ValueError(f"{func}: arrays must hold at least one array")
     for k, a in enumerate(arrays):
@@ -261,9 +264,7 @@ def _check_arrays(arrays: Any, func: str) -> list[Array]:
         if a._comm is not first._comm:
             raise ValueError(f"{func}: arrays[{k}] lives on a different communicator")
         if a._backend is not first._backend or a.device != first.device:
-            raise ValueError(
-                f"{func}: arrays[{k}] is on {a.device}, arrays[0] on {first.device}"
-            )
+            raise ValueError(f"{func}: arrays[{k}] is on {a.device}, arrays[0] on {first.device}")
     return list(arrays)
 
 
@@ -331,7 +332,7 @@ def _concat(arrays: list[Array], axis: int, dtype: np.dtype) -> Array:
     first, nranks = arrays[0], arrays[0]._comm.size
     comm, backend, xp = first._comm, first._backend, first._backend.xp
     sizes = [a.shape[axis] for a in arrays]
-    shape = first.shape[:axis] + (sum(sizes),) + first.shape[axis + 1:]
+    shape = first.shape[:axis] + (sum(sizes),) + first.shape[axis + 1 :]
     layouts = [a._layout for a in arrays]
     out = _concat_layout(layouts, shape, axis, nranks)
     native = backend.native_dtype(dtype)
@@ -341,9 +342,16 @@ def _concat(arrays: list[Array], axis: int, dtype: np.dtype) -> Array:
         for lay in layouts
     )
     if out.split is None or nranks == 1 or aligned:
-        parts = blocks if out.split is None or nranks == 1 else [
-            slice_replicated(b, out.with_shape(lay.shape, out.split), comm.rank)
-            if lay.split is None else b for b, lay in zip(blocks, layouts)]
+        parts = (
+            blocks
+            if out.split is None or nranks == 1
+            else [
+                slice_replicated(b, out.with_shape(lay.shape, out.split), comm.rank)
+                if lay.split is None
+                else b
+                for b, lay in zip(blocks, layouts)
+            ]
+        )
         return _wrap(xp.concat(parts, axis=axis), out, first)
     sources, shift = [], 0
     for block, lay, n in zip(blocks, layouts, sizes):
@@ -355,7 +363,10 @@ def _concat(arrays: list[Array], axis: int, dtype: np.dtype) -> Array:
         sources,
         [out.local_shape(r) for r in range(nranks)],
         [[s.start for s in _box(out, r, axis, 0)] for r in range(nranks)],
-        dtype, comm, backend, first.device,
+        dtype,
+        comm,
+        backend,
+        first.device,
     )
     return _wrap(local, out, first)
 
@@ -374,8 +385,9 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
         return _concat([reshape(a, (-1,)) for a in arrays], 0, dtype)
     ndim = arrays[0].ndim
     if ndim == 0:
-        raise ValueError("concat: 0-d arrays cannot be concatenated along an axis (axis=None "
-                         "flattens them)")
+        raise ValueError(
+            "concat: 0-d arrays cannot be concatenated along an axis (axis=None flattens them)"
+        )
     a = normalize_axis(axis, ndim, "concat")
     _check_shapes(arrays, a, "concat")
     return _concat(arrays, a, dtype)

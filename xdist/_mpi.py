@@ -23,8 +23,14 @@ from ._config import get_config
 
 __all__ = ["MPIComm", "world"]
 
-_BUILTIN = {"sum": MPI.SUM, "prod": MPI.PROD, "min": MPI.MIN, "max": MPI.MAX,
-            "land": MPI.LAND, "lor": MPI.LOR}
+_BUILTIN = {
+    "sum": MPI.SUM,
+    "prod": MPI.PROD,
+    "min": MPI.MIN,
+    "max": MPI.MAX,
+    "land": MPI.LAND,
+    "lor": MPI.LOR,
+}
 
 
 @cache
@@ -162,8 +168,9 @@ class MPIComm:
             raise TypeError(f"exscan: no MPI datatype for dtype {send.dtype}")
         recv = np.empty_like(send)
         for lo, hi in _chunks(send.size, get_config().max_message_elements):
-            self._comm.Exscan([send[lo:hi], hi - lo, mpitype], [recv[lo:hi], hi - lo, mpitype],
-                              _BUILTIN[op])
+            self._comm.Exscan(
+                [send[lo:hi], hi - lo, mpitype], [recv[lo:hi], hi - lo, mpitype], _BUILTIN[op]
+            )
         if self.rank > 0:
             out.reshape(-1)[...] = recv
         return out
@@ -191,12 +198,13 @@ class MPIComm:
         displs = np.concatenate([[0], np.cumsum(scounts)[:-1]]).astype(np.int64)
         limit = get_config().max_message_elements
         if sum(scounts) <= limit:
-            self._comm.Allgatherv([flat, scounts[self.rank], mpitype],
-                                  [oflat, scounts, displs.tolist(), mpitype])
+            self._comm.Allgatherv(
+                [flat, scounts[self.rank], mpitype], [oflat, scounts, displs.tolist(), mpitype]
+            )
             return out
         # Too large for int counts/displacements: every rank broadcasts its part in chunks.
         for root in range(self.size):
-            part = oflat[displs[root]:displs[root] + scounts[root]]
+            part = oflat[displs[root] : displs[root] + scounts[root]]
             if root == self.rank:
                 part[...] = flat
             for lo, hi in _chunks(scounts[root], limit):
@@ -223,16 +231,22 @@ class MPIComm:
         # Every rank must take the same path: agree on the largest total on any rank.
         local_max = max(sum(sc), sum(rc))
         if self._comm.allreduce(local_max, op=MPI.MAX) <= limit:
-            self._comm.Alltoallv([flat, sc, sd.tolist(), mpitype],
-                                 [oflat, rc, rd.tolist(), mpitype])
+            self._comm.Alltoallv(
+                [flat, sc, sd.tolist(), mpitype], [oflat, rc, rd.tolist(), mpitype]
+            )
             return out
         # Rounds of pairwise exchanges in messages of at most `limit` elements. Each side
         # posts its own number of chunks; MPI keeps messages of one source and tag in order.
         for shift in range(self.size):
             dest = (self.rank + shift) % self.size
             source = (self.rank - shift) % self.size
-            self._chunked_sendrecv(flat[sd[dest]:sd[dest] + sc[dest]], dest,
-                                   oflat[rd[source]:rd[source] + rc[source]], source, mpitype)
+            self._chunked_sendrecv(
+                flat[sd[dest] : sd[dest] + sc[dest]],
+                dest,
+                oflat[rd[source] : rd[source] + rc[source]],
+                source,
+                mpitype,
+            )
         return out
 
     def sendrecv(self, buf: np.ndarray, dest: int, recvcount: int, source: int) -> np.ndarray:
@@ -242,17 +256,21 @@ class MPIComm:
         flat, mpitype, scale = _typed(buf)
         out = np.empty(recvcount, dtype=buf.dtype)
         oflat = out.view(np.uint8) if scale != 1 else out
-        limit = get_config().max_message_elements
         self._chunked_sendrecv(flat, dest, oflat, source, mpitype)
         return out
 
-    def _chunked_sendrecv(self, send: np.ndarray, dest: int, recv: np.ndarray, source: int,
-                          mpitype: MPI.Datatype) -> None:
+    def _chunked_sendrecv(
+        self, send: np.ndarray, dest: int, recv: np.ndarray, source: int, mpitype: MPI.Datatype
+    ) -> None:
         limit = get_config().max_message_elements
-        requests = [self._comm.Irecv([recv[lo:hi], hi - lo, mpitype], source, 7)
-                    for lo, hi in _chunks(recv.size, limit)]
-        requests += [self._comm.Isend([send[lo:hi], hi - lo, mpitype], dest, 7)
-                     for lo, hi in _chunks(send.size, limit)]
+        requests = [
+            self._comm.Irecv([recv[lo:hi], hi - lo, mpitype], source, 7)
+            for lo, hi in _chunks(recv.size, limit)
+        ]
+        requests += [
+            self._comm.Isend([send[lo:hi], hi - lo, mpitype], dest, 7)
+            for lo, hi in _chunks(send.size, limit)
+        ]
         MPI.Request.Waitall(requests)
 
     def split(self, color: int, key: int = 0) -> MPIComm:

@@ -105,7 +105,7 @@ def exchange_boxes(
                 continue
             shape = tuple(s.stop - s.start for s in box)
             n = int(np.prod(shape, dtype=np.int64))
-            out[_shift(box, dst_origin_of[me])] = recv[cursor[src]:cursor[src] + n].reshape(shape)
+            out[_shift(box, dst_origin_of[me])] = recv[cursor[src] : cursor[src] + n].reshape(shape)
             cursor[src] += n
     return backend.from_host(out, device)
 

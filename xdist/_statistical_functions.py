@@ -111,8 +111,9 @@ def wrap(x: _array.Array, plan: Reduction, block: Any) -> _array.Array:
     return _array.Array._new(block, plan.out, x._comm, x._backend)
 
 
-def reduce_simple(x: _array.Array, plan: Reduction, local_fn, op: str, identity: Any,
-                  dtype: np.dtype) -> _array.Array:
+def reduce_simple(
+    x: _array.Array, plan: Reduction, local_fn, op: str, identity: Any, dtype: np.dtype
+) -> _array.Array:
     """A reduction whose partials combine with a builtin ``op``: ``local_fn(block, axes)``
     gives the kept-dims partial; a rank with nothing to reduce contributes ``identity``."""
     if plan.combine and local_size(x, plan) == 0:
@@ -195,22 +196,25 @@ def _cumulative(func: str, op: str, identity: int, x, axis, dtype, include_initi
         if local.shape[axis] == 0:  # a rank with no rows passes the identity on
             total = full(x, tail_shape, identity, acc)
         else:
-            total = local[tuple(slice(-1, None) if i == axis else slice(None)
-                                for i in range(x.ndim))]
+            total = local[
+                tuple(slice(-1, None) if i == axis else slice(None) for i in range(x.ndim))
+            ]
         before = backend.from_host(comm.exscan(backend.to_host(total), op), x.device)
         local = local + before if op == "sum" else local * before
     return _array.Array._new(local, out, comm, backend)
 
 
-def cumulative_sum(x: _array.Array, /, *, axis: int | None = None, dtype=None,
-                   include_initial: bool = False) -> _array.Array:
+def cumulative_sum(
+    x: _array.Array, /, *, axis: int | None = None, dtype=None, include_initial: bool = False
+) -> _array.Array:
     """The standard's ``cumulative_sum`` (dtype rules of ``sum``). Along the split axis: one
     ``exscan``; the result keeps the layout of ``x`` (the initial zero on the first block)."""
     return _cumulative("cumulative_sum", "sum", 0, x, axis, dtype, include_initial)
 
 
-def cumulative_prod(x: _array.Array, /, *, axis: int | None = None, dtype=None,
-                    include_initial: bool = False) -> _array.Array:
+def cumulative_prod(
+    x: _array.Array, /, *, axis: int | None = None, dtype=None, include_initial: bool = False
+) -> _array.Array:
     """The standard's ``cumulative_prod`` (dtype rules of ``prod``). Along the split axis: one
     ``exscan``; the result keeps the layout of ``x`` (the initial one on the first block)."""
     return _cumulative("cumulative_prod", "prod", 1, x, axis, dtype, include_initial)
@@ -334,14 +338,16 @@ def _variance(func: str, x, axis, correction, keepdims, root: bool) -> _array.Ar
     return wrap(x, plan, xp.astype(var, backend.native_dtype(x.dtype)))
 
 
-def var(x: _array.Array, /, *, axis=None, correction: int | float = 0.0,
-        keepdims: bool = False) -> _array.Array:
+def var(
+    x: _array.Array, /, *, axis=None, correction: int | float = 0.0, keepdims: bool = False
+) -> _array.Array:
     """The standard's ``var``: ``M2 / (N - correction)``, in one pass and (over the split axis)
     one ``allreduce`` of ``(n, mean, M2)`` records merged pairwise (Chan et al.)."""
     return _variance("var", x, axis, correction, keepdims, root=False)
 
 
-def std(x: _array.Array, /, *, axis=None, correction: int | float = 0.0,
-        keepdims: bool = False) -> _array.Array:
+def std(
+    x: _array.Array, /, *, axis=None, correction: int | float = 0.0, keepdims: bool = False
+) -> _array.Array:
     """The standard's ``std``: the square root of ``var`` (same single pass and message)."""
     return _variance("std", x, axis, correction, keepdims, root=True)

@@ -20,7 +20,9 @@ def normalize_axis(axis: Any, ndim: int, func: str, name: str = "axis") -> int:
     if not isinstance(axis, int) or isinstance(axis, bool):
         raise TypeError(f"{func}: {name} must be an int, got {axis!r}")
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{func}: {name} {axis} is out of bounds for an array of {ndim} dimensions")
+        raise IndexError(
+            f"{func}: {name} {axis} is out of bounds for an array of {ndim} dimensions"
+        )
     return axis % ndim
 
 
