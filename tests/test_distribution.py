@@ -126,3 +126,16 @@ def test_resplit_errors_before_any_message():
         assert sum(c.values()) == 0
     with pytest.raises(ValueError, match="0-d"):
         xdist.resplit(distribute(np.array(1.0), None), 0)
+
+
+@pytest.mark.parametrize("limit", [1, 4])
+def test_redistribution_with_chunked_messages(limit):
+    """Every path of the array layer stays exact when each MPI call may carry only a few
+    elements (the setting stands in for the 2**31 limit of real large messages)."""
+    g = random_array((7, 5), "complex128", seed=7)
+    with xdist.config_context(max_message_elements=limit):
+        x = distribute(g, 0, counts=uneven_counts(7, SIZE))
+        assert_equal(xdist.resplit(x, 1), g)
+        assert_equal(xdist.balance(x), g)
+        assert_equal(xdist.resplit(x, None), g)
+        assert_equal(x + distribute(g, 1), g + g)

@@ -8,6 +8,9 @@ import warnings
 import numpy as np
 import pytest
 from helpers import SIZE, assert_equal, distribute, layout_id, layouts, random_array
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import xdist
 from xdist._elementwise_functions import _BINARY, _UNARY
@@ -264,3 +267,18 @@ def test_errors_before_any_message(call, error):
     with xdist.count_collectives() as c, pytest.raises(error, match=r"^\w+: "):
         call(x, y)
     assert sum(c.values()) == 0
+
+
+@given(
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=5),
+    data=st.data(),
+)
+def test_property_broadcast_any_layouts(shapes, data):
+    """Random broadcastable shapes and random split axes (derandomized: every rank draws the
+    same examples) give NumPy's result."""
+    sa, sb = shapes.input_shapes
+    a, b = random_array(sa, seed=16), random_array(sb, seed=17)
+    split_a = data.draw(st.sampled_from([None, *range(len(sa))]))
+    split_b = data.draw(st.sampled_from([None, *range(len(sb))]))
+    x, y = distribute(a, split_a), distribute(b, split_b)
+    assert_equal(x * y + x, a * b + a)
