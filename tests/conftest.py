@@ -13,6 +13,7 @@ from __future__ import annotations
 import faulthandler
 import os
 import sys
+import time
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -44,10 +45,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _abort(report) -> None:
-    sys.stderr.write(
-        f"\n===== rank {RANK} of {SIZE}: {report.nodeid} failed\n{report.longreprtext}\n"
-    )
-    sys.stderr.flush()
+    text = f"\n===== rank {RANK} of {SIZE}: {report.nodeid} failed\n{report.longreprtext}\n"
+    os.write(2, text.encode(errors="replace"))  # one write: mpiexec forwards it whole
+    time.sleep(0.2)  # let mpiexec forward the report before MPI_Abort kills every rank
     from mpi4py import MPI
 
     MPI.COMM_WORLD.Abort(1)

@@ -10,7 +10,9 @@ messages when a count or a displacement would overflow.
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 import traceback
 from collections.abc import Sequence
 from functools import cache
@@ -285,8 +287,10 @@ class MPIComm:
 def _abort_on_uncaught(exc_type, exc, tb) -> None:
     """Print the traceback and abort the whole job: a rank that dies must not leave the
     others waiting forever in a collective."""
-    traceback.print_exception(exc_type, exc, tb)
-    sys.stderr.flush()
+    text = "".join(traceback.format_exception(exc_type, exc, tb))
+    os.write(2, text.encode(errors="replace"))  # one write: mpiexec forwards it whole
+    # MPI_Abort kills every process at once; give mpiexec a moment to forward the message.
+    time.sleep(0.2)
     MPI.COMM_WORLD.Abort(1)
 
 
