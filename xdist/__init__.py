@@ -6,6 +6,7 @@ ranks of an MPI communicator (or on one process, with no MPI at all).
 
 from __future__ import annotations
 
+from . import fft, linalg
 from ._array import Array
 from ._comm import Communicator, SelfComm, count_collectives
 from ._config import config_context, get_config, set_config
@@ -29,11 +30,15 @@ from ._dtypes import (
     uint64,
 )
 from ._elementwise_functions import *  # noqa: F403
+from ._indexing_functions import *  # noqa: F403
 from ._info import *  # noqa: F403
 from ._layout import Layout
 from ._linear_algebra_functions import *  # noqa: F403
 from ._manipulation_functions import *  # noqa: F403
 from ._runtime import default_comm, set_default_comm
+from ._searching_functions import *  # noqa: F403
+from ._set_functions import *  # noqa: F403
+from ._sorting_functions import *  # noqa: F403
 from ._statistical_functions import *  # noqa: F403
 from ._utility_functions import *  # noqa: F403
 

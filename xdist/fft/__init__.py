@@ -1,0 +1,5 @@
+"""The standard's ``fft`` extension, distributed (to be written)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
