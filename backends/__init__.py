@@ -14,7 +14,8 @@ from .base import Backend, Device
 
 __all__ = ["Backend", "Device", "get_backend", "available_backends"]
 
-_MODULES = {"numpy": "numpy"}
+_MODULES = {"numpy": "numpy", "torch": "torch", "cupy": "cupy"}
+_PACKAGES = {"numpy": "numpy", "torch": "torch", "cupy": "cupy"}
 _loaded: dict[str, Backend] = {}
 
 
@@ -23,12 +24,19 @@ def available_backends() -> tuple[str, ...]:
 
 
 def get_backend(name: str) -> Backend:
-    """The backend called ``name`` (``"numpy"``)."""
+    """The backend called ``name`` (numpy, torch or cupy), imported on first use."""
     if name not in _MODULES:
         raise ValueError(
             f"get_backend: unknown backend {name!r}; expected one of {tuple(_MODULES)}"
         )
     if name not in _loaded:
+        try:
+            importlib.import_module(_PACKAGES[name])
+        except ImportError as exc:
+            raise ImportError(
+                f"get_backend: the {name} backend needs the package {_PACKAGES[name]!r}, which "
+                f"is not installed ({exc})"
+            ) from exc
         module = importlib.import_module(f"{__name__}.{_MODULES[name]}")
         _loaded[name] = module.backend()
     return _loaded[name]

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["Backend", "Device"]
+__all__ = ["Backend", "BackendBase", "Device"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +68,73 @@ class Backend(Protocol):
     def from_host(self, array: np.ndarray, device: Device | None) -> Any:
         """A block on ``device`` holding ``array``'s data."""
         ...
+
+
+class BackendBase:
+    """What every backend shares; a backend module adds only its library's deviations.
+
+    Subclasses set ``name``, ``xp`` and ``_dtypes`` (xdist dtype -> the library's dtype, for
+    the dtypes the library supports) and implement ``devices``, ``device_of``, ``is_block``,
+    ``to_host`` and ``from_host``.
+    """
+
+    name: str
+    xp: Any
+    _dtypes: dict[np.dtype, Any]
+
+    def default_device(self) -> Device:
+        return self.devices()[0]
+
+    def devices(self) -> list[Device]:
+        raise NotImplementedError
+
+    def check_device(self, device: Any, func: str) -> Device:
+        """``device`` (None, a Device, or its name such as ``"cpu"`` / ``"cuda:1"``) as one of
+        this backend's devices, or a ValueError naming the function."""
+        if device is None:
+            return self.default_device()
+        for known in self.devices():
+            if device == known or (isinstance(device, str) and device == str(known)):
+                return known
+        raise ValueError(
+            f"{func}: device {device!r} is not a device of the {self.name} backend "
+            f"(devices: {[str(d) for d in self.devices()]})"
+        )
+
+    def native_dtype(self, dtype: np.dtype) -> Any:
+        try:
+            return self._dtypes[np.dtype(dtype)]
+        except KeyError:
+            raise TypeError(f"the {self.name} backend does not support dtype {dtype}") from None
+
+    def dtype_of(self, block: Any) -> np.dtype:
+        return self._from_native[block.dtype]
+
+    @property
+    def _from_native(self) -> dict[Any, np.dtype]:
+        return {v: k for k, v in self._dtypes.items()}
+
+    def supported_dtypes(self) -> tuple[np.dtype, ...]:
+        return tuple(self._dtypes)
+
+    def default_dtypes(self) -> dict[str, np.dtype]:
+        """The standard's default dtypes for this library (NumPy: float64; Torch: float32)."""
+        return {
+            "real floating": np.dtype("float64"),
+            "complex floating": np.dtype("complex128"),
+            "integral": np.dtype("int64"),
+            "indexing": np.dtype("int64"),
+        }
+
+    def asarray(self, obj: Any, dtype=None, device=None, copy=None) -> Any:
+        dev = self.check_device(device, "asarray")
+        native = None if dtype is None else self.native_dtype(dtype)
+        return self.xp.asarray(obj, dtype=native, copy=copy, device=self.native_device(dev))
+
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype, device=None) -> Any:
+        dev = self.check_device(device, "empty")
+        return self.xp.empty(shape, dtype=self.native_dtype(dtype), device=self.native_device(dev))
+
+    def native_device(self, device: Device) -> Any:
+        """The library's own device object for ``device``."""
+        return str(device)

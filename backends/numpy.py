@@ -7,19 +7,32 @@ from typing import Any
 import array_api_compat.numpy as xp_numpy
 import numpy as np
 
-from .base import Device
+from .base import BackendBase, Device
 
 __all__ = ["NumPyBackend", "backend"]
 
 _CPU = Device("numpy", "cpu")
+_STANDARD = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
 
 
-class NumPyBackend:
+class NumPyBackend(BackendBase):
     name = "numpy"
     xp = xp_numpy
-
-    def default_device(self) -> Device:
-        return _CPU
+    _dtypes = {np.dtype(d): np.dtype(d) for d in _STANDARD}
 
     def devices(self) -> list[Device]:
         return [_CPU]
@@ -36,10 +49,6 @@ class NumPyBackend:
     def native_dtype(self, dtype: np.dtype) -> np.dtype:
         return np.dtype(dtype)
 
-    def check_device(self, device: Device | None, func: str) -> None:
-        if device is not None and device != _CPU and device != "cpu":
-            raise ValueError(f"{func}: device {device!r} is not a device of the numpy backend")
-
     def asarray(self, obj, dtype=None, device=None, copy=None) -> np.ndarray:
         self.check_device(device, "asarray")
         return xp_numpy.asarray(obj, dtype=dtype, copy=copy)
@@ -47,6 +56,9 @@ class NumPyBackend:
     def empty(self, shape, dtype, device=None) -> np.ndarray:
         self.check_device(device, "empty")
         return np.empty(shape, dtype=dtype)
+
+    def native_device(self, device: Device) -> str:
+        return "cpu"
 
     def to_host(self, block: np.ndarray) -> np.ndarray:
         # np.ascontiguousarray would turn a 0-d array into a 1-d one.

@@ -1,0 +1,84 @@
+"""The CuPy backend: blocks are ``cupy.ndarray`` on a CUDA device.
+
+Deviations from the generic backend: CUDA devices only, and how a block reaches MPI: it is
+synchronized and staged through pinned host memory (the CUDA-aware path that hands device
+buffers to MPI directly belongs to the transport and comes with the backend issue).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import array_api_compat.cupy as xp_cupy
+import cupy
+import cupyx
+import numpy as np
+
+from .base import BackendBase, Device
+
+__all__ = ["CuPyBackend", "backend"]
+
+_STANDARD = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
+
+
+class CuPyBackend(BackendBase):
+    name = "cupy"
+    xp = xp_cupy
+    _dtypes = {np.dtype(d): np.dtype(d) for d in _STANDARD}
+
+    def devices(self) -> list[Device]:
+        return [Device("cupy", "cuda", i) for i in range(cupy.cuda.runtime.getDeviceCount())]
+
+    def device_of(self, block: cupy.ndarray) -> Device:
+        return Device("cupy", "cuda", block.device.id)
+
+    def native_device(self, device: Device) -> cupy.cuda.Device:
+        return cupy.cuda.Device(device.index)
+
+    def is_block(self, obj: Any) -> bool:
+        return isinstance(obj, cupy.ndarray)
+
+    def dtype_of(self, block: cupy.ndarray) -> np.dtype:
+        return block.dtype
+
+    def native_dtype(self, dtype: np.dtype) -> np.dtype:
+        return np.dtype(dtype)
+
+    def asarray(self, obj, dtype=None, device=None, copy=None) -> cupy.ndarray:
+        dev = self.check_device(device, "asarray")
+        with self.native_device(dev):
+            return xp_cupy.asarray(obj, dtype=dtype, copy=copy)
+
+    def empty(self, shape, dtype, device=None) -> cupy.ndarray:
+        dev = self.check_device(device, "empty")
+        with self.native_device(dev):
+            return cupy.empty(shape, dtype=dtype)
+
+    def to_host(self, block: cupy.ndarray) -> np.ndarray:
+        staging = cupyx.empty_pinned(block.shape, dtype=block.dtype)
+        with block.device:
+            block.get(out=staging)  # blocking: the GPU work on the stream completes first
+        return staging
+
+    def from_host(self, array: np.ndarray, device: Device | None = None) -> cupy.ndarray:
+        dev = self.default_device() if device is None else device
+        with self.native_device(dev):
+            return cupy.asarray(array)
+
+
+def backend() -> CuPyBackend:
+    return CuPyBackend()
