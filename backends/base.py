@@ -82,8 +82,16 @@ class BackendBase:
     xp: Any
     _dtypes: dict[np.dtype, Any]
 
+    _default: Device | None = None
+
     def default_device(self) -> Device:
-        return self.devices()[0]
+        return self._default if self._default is not None else self.devices()[0]
+
+    def set_default_device(self, device: Any) -> Device:
+        """Make ``device`` (a Device or its name) the default; returns the previous one."""
+        previous = self.default_device()
+        self._default = None if device is None else self.check_device(device, "set_backend")
+        return previous
 
     def devices(self) -> list[Device]:
         raise NotImplementedError

@@ -55,9 +55,6 @@ class TorchBackend(BackendBase):
         cuda = [Device("torch", "cuda", i) for i in range(torch.cuda.device_count())]
         return [Device("torch", "cpu"), *cuda]
 
-    def default_device(self) -> Device:
-        return Device("torch", "cpu")
-
     def device_of(self, block: torch.Tensor) -> Device:
         dev = block.device
         return Device("torch", dev.type, dev.index if dev.type != "cpu" else None)

@@ -35,7 +35,7 @@ from ._info import *  # noqa: F403
 from ._layout import Layout
 from ._linear_algebra_functions import *  # noqa: F403
 from ._manipulation_functions import *  # noqa: F403
-from ._runtime import default_comm, set_default_comm
+from ._runtime import backend_context, default_comm, set_backend, set_default_comm
 from ._searching_functions import *  # noqa: F403
 from ._set_functions import *  # noqa: F403
 from ._sorting_functions import *  # noqa: F403

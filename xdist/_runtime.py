@@ -1,15 +1,36 @@
-"""The default communicator and backend of this process."""
+"""The default communicator, backend and device of this process.
+
+The backend comes from ``XDIST_BACKEND`` (numpy, torch or cupy; numpy by default) and the
+device from ``XDIST_DEVICE`` (``cpu``, ``cuda`` or ``cuda:N``). ``cuda`` alone picks a GPU
+round-robin by the rank's position on its node (node-local rank modulo the node's GPU count),
+so the ranks of a node spread over its GPUs. Both can be changed in code with
+``set_backend`` or for a block of code with ``backend_context``.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from ._comm import Communicator, SelfComm
-from .backends import Backend, get_backend
+from .backends import Backend, Device, get_backend
 
-__all__ = ["default_comm", "set_default_comm", "default_backend"]
+__all__ = [
+    "backend_context",
+    "default_backend",
+    "default_comm",
+    "node_local_rank",
+    "set_backend",
+    "set_default_comm",
+]
 
 _comm: Communicator | None = None
+_backend: Backend | None = None
+
+# Environment variables in which MPI launchers and schedulers give the node-local rank.
+_LOCAL_RANK_VARS = ("MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID")
 
 
 def _make_world() -> Communicator:
@@ -43,5 +64,56 @@ def set_default_comm(comm: Communicator) -> Communicator:
     return previous
 
 
+def node_local_rank() -> int:
+    """This process's rank among the ranks of its node, from the launcher's environment."""
+    for name in _LOCAL_RANK_VARS:
+        if os.environ.get(name, "").isdigit():
+            return int(os.environ[name])
+    return 0
+
+
+def _pick_device(backend: Backend, spec: str) -> Device | None:
+    """The device named by ``XDIST_DEVICE``-style ``spec``; ``cuda`` is round-robin by node."""
+    spec = spec.strip().lower()
+    if spec in ("", "default"):
+        return None
+    if spec == "cuda":
+        gpus = [d for d in backend.devices() if d.kind == "cuda"]
+        if not gpus:
+            raise ValueError(f"XDIST_DEVICE=cuda: the {backend.name} backend sees no GPU")
+        return gpus[node_local_rank() % len(gpus)]
+    return backend.check_device(spec, "XDIST_DEVICE")
+
+
 def default_backend() -> Backend:
-    return get_backend(os.environ.get("XDIST_BACKEND", "numpy").strip().lower() or "numpy")
+    """The backend new arrays use (``XDIST_BACKEND``, numpy by default)."""
+    global _backend
+    if _backend is None:
+        name = os.environ.get("XDIST_BACKEND", "numpy").strip().lower() or "numpy"
+        backend = get_backend(name)
+        backend.set_default_device(_pick_device(backend, os.environ.get("XDIST_DEVICE", "")))
+        _backend = backend
+    return _backend
+
+
+def set_backend(name: str, device: Any = None) -> tuple[str, Device]:
+    """Make the backend ``name`` (and ``device``: a Device, ``"cpu"``, ``"cuda"``,
+    ``"cuda:N"``) the default for new arrays; returns the previous ``(name, device)``."""
+    global _backend
+    previous = default_backend()
+    before = (previous.name, previous.default_device())
+    backend = get_backend(name)
+    chosen = device if not isinstance(device, str) else _pick_device(backend, device)
+    backend.set_default_device(chosen)
+    _backend = backend
+    return before
+
+
+@contextmanager
+def backend_context(name: str, device: Any = None) -> Iterator[Backend]:
+    """Use the backend ``name`` (and ``device``) for new arrays inside a ``with`` block."""
+    previous_name, previous_device = set_backend(name, device)
+    try:
+        yield default_backend()
+    finally:
+        set_backend(previous_name, previous_device)
