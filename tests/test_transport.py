@@ -102,6 +102,18 @@ def test_allgather_ints(comm):
 
 
 @comm_params
+def test_alltoall_ints(comm):
+    # Rank r sends (r, q, r * 10 + q) to rank q: row q of the result comes from rank q.
+    send = [v for q in range(comm.size) for v in (comm.rank, q, comm.rank * 10 + q)]
+    with xdist.count_collectives() as sent:
+        got = comm.alltoall_ints(send)
+    assert sent == {"alltoall": 1}
+    expected = [[q, comm.rank, q * 10 + comm.rank] for q in range(comm.size)]
+    np.testing.assert_array_equal(got, np.array(expected, dtype=np.int64).reshape(comm.size, 3))
+    assert got.dtype == np.int64
+
+
+@comm_params
 def test_split_and_dup(comm):
     sub = comm.split(comm.rank % 2, comm.rank)
     assert sub.size == len(range(comm.rank % 2, comm.size, 2))

@@ -137,6 +137,12 @@ class Communicator(Protocol):
         """Concatenate the flat ``buf`` of every rank (rank r gives ``counts[r]`` elements)."""
         ...
 
+    def alltoall_ints(self, values: Sequence[int]) -> np.ndarray:
+        """Each rank gives ``size * m`` ints, ``m`` for each rank in rank order; returns an int64
+        array ``(size, m)`` whose row ``q`` is what rank ``q`` gave this rank. Meant for small
+        metadata (the counts of a following ``alltoallv``, error flags)."""
+        ...
+
     def alltoallv(
         self, buf: np.ndarray, sendcounts: Sequence[int], recvcounts: Sequence[int]
     ) -> np.ndarray:
@@ -182,6 +188,11 @@ class SelfComm:
     def allgather_ints(self, values: Sequence[int]) -> np.ndarray:
         _counter.record("allgather")
         return np.asarray(values, dtype=np.int64).reshape(1, -1)
+
+    def alltoall_ints(self, values: Sequence[int]) -> np.ndarray:
+        send = np.asarray(values, dtype=np.int64).reshape(-1)
+        _counter.record("alltoall")
+        return send.reshape(1, -1).copy()
 
     def allgatherv(self, buf: np.ndarray, counts: Sequence[int]) -> np.ndarray:
         _check_counts("allgatherv", buf.size, counts, 1)

@@ -184,6 +184,18 @@ class MPIComm:
         self._comm.Allgather(send, out)
         return out
 
+    def alltoall_ints(self, values: Sequence[int]) -> np.ndarray:
+        send = np.asarray(values, dtype=np.int64).reshape(-1)
+        if send.size % self.size:
+            raise ValueError(
+                f"alltoall_ints: {send.size} values do not split into {self.size} equal parts"
+            )
+        _counter.record("alltoall")
+        out = np.empty((self.size, send.size // self.size), dtype=np.int64)
+        # m ints per rank: metadata, far below max_message_elements, so one call suffices.
+        self._comm.Alltoall(send, out)
+        return out
+
     def allgatherv(self, buf: np.ndarray, counts: Sequence[int]) -> np.ndarray:
         counts = [int(c) for c in counts]
         _check_counts("allgatherv", sum(counts), counts, self.size)
