@@ -1,5 +1,444 @@
-"""(to be written)"""
+"""Searching functions of the standard: ``argmax``, ``argmin``, ``count_nonzero``,
+``nonzero``, ``searchsorted`` and ``where``.
+
+What each sends (p ranks, nothing at all on one rank or for replicated inputs):
+
+- ``argmax``/``argmin`` over an axis that is not split: nothing, the result keeps the split.
+  Over the split axis (or ``axis=None`` on a split array) every rank finds its best value and
+  its *global* index, and ONE ``allreduce`` with a record op keeps the best ``(value,
+  index)`` pair (the first occurrence on ties, NaN beating everything as in NumPy). A record
+  op was chosen over an allgather of the p partials: its message and memory are the size of
+  the result, not p times it.
+- ``count_nonzero``: the reduction pipeline of the statistical functions (one ``allreduce``
+  when the split axis is counted over).
+- ``where``: the elementwise pipeline (operands of equal layouts send nothing).
+- ``nonzero``: one allgather of the per-rank counts; an array split along an axis k > 0 is
+  first moved to split 0 (one all-to-all of the data), because C order of the global array is
+  rank order only for blocks of the first axis.
+- ``searchsorted``: see its docstring (one ``allreduce`` when ``x2`` is replicated; a
+  boundary allgather plus an owner-routed all-to-all when ``x2`` is split).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import builtins
+import math
+from typing import Any
+
+import numpy as np
+
+from . import _array
+from ._comm import Communicator, ReduceOp
+from ._data_type_functions import result_type
+from ._distribution import resplit
+from ._dtypes import check_category, default_index
+from ._elementwise_functions import apply_elementwise
+from ._layout import Layout
+from ._redistribute import slice_replicated
+from ._statistical_functions import plan_reduction, reduce_simple
+from ._validation import check_array, normalize_axis
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
+
+_SCALARS = (builtins.bool, int, float, complex)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def _wrap(local: Any, layout: Layout, like: _array.Array) -> _array.Array:
+    """An index array (the default index dtype) from this rank's block."""
+    backend = like._backend
+    if not backend.is_block(local):  # NumPy returns scalars for 0-d results
+        local = backend.asarray(local)
+    native = backend.native_dtype(default_index)
+    if backend.dtype_of(local) != default_index:
+        local = backend.xp.astype(local, native)
+    return _array.Array._new(local, layout, like._comm, backend)
+
+
+def _same_context(a: _array.Array, b: _array.Array, func: str, name: str) -> None:
+    if a._comm is not b._comm:
+        raise ValueError(f"{func}: {name} lives on a different communicator")
+    if a._backend is not b._backend or a.device != b.device:
+        raise ValueError(f"{func}: {name} is on device {b.device}, not {a.device}")
+
+
+def _check_scalar_fits(value: Any, dtype: np.dtype, func: str, name: str) -> None:
+    """The standard's rule for mixing a Python scalar with an array of ``dtype``: a bool
+    with bool arrays, an int with numeric ones (in range for integers), a float with
+    floating-point ones, a complex with complex ones."""
+    if isinstance(value, builtins.bool):
+        ok = dtype.kind == "b"
+    elif isinstance(value, int):
+        ok = dtype.kind in "iufc"
+    elif isinstance(value, float):
+        ok = dtype.kind in "fc"
+    else:
+        ok = dtype.kind == "c"
+    if not ok:
+        raise TypeError(f"{func}: {name}={value!r} cannot be mixed with an array of {dtype}")
+    if dtype.kind in "iu" and not isinstance(value, builtins.bool):
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{func}: {name}={value!r} is out of range for {dtype}")
+
+
+# -- argmax, argmin -----------------------------------------------------------------------------
+def _keys(values: np.ndarray, want_max: builtins.bool) -> np.ndarray:
+    """``(hi, lo)`` float64 keys whose lexicographic maximum is the best value, exactly.
+
+    Floats: ``(±v, 0)``, NaN ``(inf, 1)`` so that NaN beats every value (NumPy's argmax and
+    argmin both return the first NaN). Integers: ``v = hi * 2**32 + lo`` with ``0 <= lo <
+    2**32``, both exact in float64 even for 64-bit values (negated for argmin).
+    """
+    keys = np.empty((*values.shape, 2), dtype=np.float64)
+    if values.dtype.kind == "f":
+        v = values.astype(np.float64)
+        nan = np.isnan(v)
+        keys[..., 0] = np.where(nan, np.inf, v if want_max else -v)
+        keys[..., 1] = nan
+        return keys
+    v = values.astype(np.uint64 if values.dtype == np.uint64 else np.int64)
+    sign = 1.0 if want_max else -1.0
+    keys[..., 0] = sign * (v >> 32).astype(np.float64)
+    keys[..., 1] = sign * (v & 0xFFFFFFFF).astype(np.float64)
+    return keys
+
+
+def _combine_best(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per record ``(hi, lo, index)``: the larger key, the smaller index on equal keys.
+
+    A total order on records, so the merge is associative and commutative. A rank with
+    nothing to offer sends ``(-inf, -inf, inf)``, which loses to every real record.
+    """
+    a_wins = (a[:, 0] > b[:, 0]) | (
+        (a[:, 0] == b[:, 0]) & ((a[:, 1] > b[:, 1]) | ((a[:, 1] == b[:, 1]) & (a[:, 2] < b[:, 2])))
+    )
+    return np.where(a_wins[:, None], a, b)
+
+
+_BEST = ReduceOp("argbest", 3, _combine_best)  # one op object: MPI builds its op once
+
+
+def _records(values: np.ndarray, index: np.ndarray, want_max: builtins.bool) -> np.ndarray:
+    """Records ``(hi, lo, global index)``; a float64 index is exact below 2**53."""
+    rec = np.empty((*index.shape, 3), dtype=np.float64)
+    rec[..., :2] = _keys(values, want_max)
+    rec[..., 2] = index
+    return rec
+
+
+def _empty_records(shape: tuple[int, ...]) -> np.ndarray:
+    rec = np.empty((*shape, 3), dtype=np.float64)
+    rec[..., :2] = -np.inf
+    rec[..., 2] = np.inf
+    return rec
+
+
+def _split_partial(x: _array.Array, axis: int, want_max: builtins.bool) -> np.ndarray:
+    """This rank's best records along the split ``axis``, kept with length 1 there."""
+    backend, xp = x._backend, x._backend.xp
+    kept = tuple(1 if i == axis else n for i, n in enumerate(x.lshape))
+    if x.lshape[axis] == 0:
+        return _empty_records(kept)
+    fn = xp.argmax if want_max else xp.argmin
+    idx = fn(x._local, axis=axis, keepdims=True)
+    values = xp.take_along_axis(x._local, idx, axis=axis)
+    offset = x._layout.offsets[x._comm.rank]
+    index = backend.to_host(idx).astype(np.int64) + offset
+    return _records(backend.to_host(values), index, want_max)
+
+
+def _flat_partial(x: _array.Array, want_max: builtins.bool) -> np.ndarray:
+    """This rank's best record over its whole block, with the C-order index in the global
+    array (the block's coordinates shifted by its offset along the split axis)."""
+    backend, xp = x._backend, x._backend.xp
+    lshape = x.lshape
+    if math.prod(lshape) == 0:
+        return _empty_records((1,))
+    flat = xp.reshape(x._local, (-1,))
+    f = int((xp.argmax if want_max else xp.argmin)(flat))
+    value = backend.to_host(flat[f : f + 1])
+    coords = list(np.unravel_index(f, lshape))
+    coords[x.split] += x._layout.offsets[x._comm.rank]
+    g = int(np.ravel_multi_index(tuple(coords), x.shape))
+    return _records(value, np.array([g]), want_max)
+
+
+def _arg_best(func: str, x: Any, axis: Any, keepdims: Any) -> _array.Array:
+    check_array(x, func)
+    check_category(x.dtype, "real numeric", func)
+    if axis is not None:
+        axis = normalize_axis(axis, x.ndim, func)
+    if not isinstance(keepdims, builtins.bool):
+        raise TypeError(f"{func}: keepdims must be a bool, got {keepdims!r}")
+    reduced = tuple(range(x.ndim)) if axis is None else (axis,)
+    if math.prod(x.shape[a] for a in reduced) == 0:  # checked before any message
+        raise ValueError(
+            f"{func}: zero-size search over axis={axis} of an array of shape {x.shape}"
+        )
+    if keepdims:
+        out_shape = tuple(1 if i in reduced else n for i, n in enumerate(x.shape))
+    else:
+        out_shape = tuple(n for i, n in enumerate(x.shape) if i not in reduced)
+    split, comm, want_max = x.split, x._comm, func == "argmax"
+    if split is None or split not in reduced or comm.size == 1:
+        # Everything searched is on this rank (offsets are 0 on one rank).
+        if split is None or split in reduced:
+            out = Layout.replicated(out_shape)
+        else:
+            out = Layout(out_shape, split if keepdims else split - (axis < split), x.counts)
+        fn = getattr(x._backend.xp, func)
+        return _wrap(fn(x._local, axis=axis, keepdims=keepdims), out, x)
+    partial = _flat_partial(x, want_max) if axis is None else _split_partial(x, axis, want_max)
+    best = comm.allreduce(partial, _BEST)
+    index = best[..., 2].astype(np.int64).reshape(out_shape)
+    return _wrap(x._backend.from_host(index, x.device), Layout.replicated(out_shape), x)
+
+
+def argmax(x: _array.Array, /, *, axis: int | None = None, keepdims: bool = False) -> _array.Array:
+    """The standard's ``argmax``: the index of the first maximum (the first NaN if any).
+
+    Over the split axis (or ``axis=None`` on a split array): one ``allreduce`` of ``(value,
+    global index)`` records, the size of the result; otherwise no message. A zero-size search
+    raises ``ValueError`` on every rank before any message.
+    """
+    return _arg_best("argmax", x, axis, keepdims)
+
+
+def argmin(x: _array.Array, /, *, axis: int | None = None, keepdims: bool = False) -> _array.Array:
+    """The standard's ``argmin``: the index of the first minimum (the first NaN if any);
+    communication as ``argmax``."""
+    return _arg_best("argmin", x, axis, keepdims)
+
+
+# -- count_nonzero ------------------------------------------------------------------------------
+def count_nonzero(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _array.Array:
+    """The standard's ``count_nonzero`` in the default index dtype (complex: either part
+    nonzero). Counting over the split axis: one ``allreduce`` of the local counts."""
+    plan = plan_reduction(x, axis, keepdims, "count_nonzero")
+    xp = x._backend.xp
+    native = x._backend.native_dtype(default_index)
+
+    def local(block, axes):
+        return xp.astype(xp.count_nonzero(block, axis=axes, keepdims=True), native)
+
+    return reduce_simple(x, plan, local, "sum", 0, default_index)
+
+
+# -- where --------------------------------------------------------------------------------------
+def where(condition: _array.Array, x1, x2, /) -> _array.Array:
+    """The standard's ``where``: ``x1`` where ``condition`` holds, else ``x2``, broadcast
+    together (``x1`` or ``x2`` may be a Python scalar). The dtype is ``result_type(x1, x2)``.
+    Operands of equal layouts send nothing; others move as in the elementwise functions."""
+    check_array(condition, "where", "condition")
+    if condition.dtype.kind != "b":
+        raise TypeError(f"where: condition must have a boolean dtype, got {condition.dtype}")
+    for arg, name in ((x1, "x1"), (x2, "x2")):
+        if not isinstance(arg, (_array.Array, *_SCALARS)):
+            raise TypeError(
+                f"where: {name} must be an xdist array or a Python scalar, got {type(arg).__name__}"
+            )
+    arrays = [a for a in (x1, x2) if isinstance(a, _array.Array)]
+    if not arrays:
+        raise TypeError("where: at least one of x1 and x2 must be an array")
+    for arg, name in ((x1, "x1"), (x2, "x2")):
+        if not isinstance(arg, _array.Array):
+            _check_scalar_fits(arg, arrays[0].dtype, "where", name)
+    dtype = result_type(x1, x2)
+    backend = condition._backend
+    xp, native = backend.xp, backend.native_dtype(dtype)
+
+    def local(c, a, b):
+        out = xp.where(c, a, b)
+        if not backend.is_block(out):
+            out = backend.asarray(out)
+        return out if backend.dtype_of(out) == dtype else xp.astype(out, native)
+
+    return apply_elementwise("where", local, [condition, x1, x2])
+
+
+# -- nonzero ------------------------------------------------------------------------------------
+def nonzero(x: _array.Array, /) -> tuple[_array.Array, ...]:
+    """The standard's ``nonzero``: one 1-D index array per axis, in C order of ``x``.
+
+    A replicated ``x`` gives replicated results with no message. A split ``x`` gives results
+    split along their only axis with exact, uneven counts: rank r holds the indices of the
+    nonzeros of its own block (one allgather of the counts). An ``x`` split along an axis
+    k > 0 is first moved to split 0 (one all-to-all of ``x``): only blocks of the first axis
+    follow C order.
+    """
+    check_array(x, "nonzero")
+    if x.ndim == 0:
+        raise ValueError("nonzero: x must have at least one dimension, got a 0-d array")
+    if x.split not in (None, 0):
+        x = resplit(x, 0)
+    comm, xp = x._comm, x._backend.xp
+    local = xp.nonzero(x._local)
+    n_local = int(local[0].shape[0])
+    if x.split is None:
+        layout = Layout.replicated((n_local,))
+        return tuple(_wrap(i, layout, x) for i in local)
+    if comm.size == 1:
+        counts: tuple[int, ...] = (n_local,)
+    else:
+        counts = tuple(int(c) for c in comm.allgather_ints([n_local])[:, 0])
+    layout = Layout((builtins.sum(counts),), 0, counts)
+    first = _wrap(local[0], layout, x)
+    offset = x._layout.offsets[comm.rank]
+    if offset:
+        first = _array.Array._new(first._local + offset, layout, comm, x._backend)
+    return (first, *(_wrap(i, layout, x) for i in local[1:]))
+
+
+# -- searchsorted -------------------------------------------------------------------------------
+def _ask_owners(
+    keys: np.ndarray,
+    owners: np.ndarray,
+    answer,
+    out_dtype: np.dtype,
+    comm: Communicator,
+    bad: builtins.bool = False,
+) -> tuple[np.ndarray, builtins.bool]:
+    """Send every key (a flat host array) to rank ``owners[i]``, which replies with
+    ``answer(keys it received)``; returns the replies in the order of ``keys``.
+
+    Messages: one allgather of the p send counts (plus this rank's ``bad`` flag, so a
+    data-dependent error is agreed by every rank: the second value returned), then, unless
+    some rank is bad, one ``alltoallv`` of the keys and one of the replies.
+    """
+    size = comm.size
+    order = np.argsort(owners, kind="stable")
+    sendcounts = np.bincount(owners, minlength=size)
+    table = comm.allgather_ints([*sendcounts.tolist(), int(bad)])
+    if table[:, size].any():
+        return np.empty(0, dtype=out_dtype), True
+    recvcounts = table[:, comm.rank].tolist()
+    received = comm.alltoallv(keys[order], sendcounts.tolist(), recvcounts)
+    replies = np.asarray(answer(received), dtype=out_dtype)
+    back = comm.alltoallv(replies, recvcounts, sendcounts.tolist())
+    out = np.empty(keys.shape[0], dtype=out_dtype)
+    out[order] = back
+    return out, False
+
+
+def _owner_of_index(index: np.ndarray, layout: Layout) -> np.ndarray:
+    ends = np.cumsum(layout.counts)
+    return np.searchsorted(ends, index, side="right")
+
+
+def _sorted_by(x1: _array.Array, sorter: _array.Array) -> _array.Array:
+    """``x1[sorter]``: split like ``sorter`` (like ``x1`` when ``sorter`` is replicated).
+
+    Each rank asks the owners of the ``x1`` elements its part of ``sorter`` names for them:
+    no message when ``x1`` is replicated (but one flag ``allreduce`` if ``sorter`` is split),
+    else one allgather of counts and two ``alltoallv`` of this rank's share of ``sorter``.
+    Out-of-range indices raise ``IndexError`` on every rank.
+    """
+    comm, backend = x1._comm, x1._backend
+    n = x1.shape[0]
+    target = x1._layout if sorter.split is None else sorter._layout
+    mine = (
+        sorter._local
+        if sorter.split is not None
+        else slice_replicated(sorter._local, target, comm.rank)
+    )
+    keys = backend.to_host(mine)
+    keys = keys.astype(np.int64).reshape(-1)
+    bad = builtins.bool(((keys < 0) | (keys >= n)).any())
+    message = f"searchsorted: sorter holds indices outside [0, {n}) for x1 of length {n}"
+    if x1.split is None or comm.size == 1:
+        if target.split is not None and comm.size > 1:
+            bad = builtins.bool(comm.allreduce(np.array([bad]), "lor")[0])
+        if bad:
+            raise IndexError(message)
+        local = backend.xp.take(x1._local, backend.from_host(keys, x1.device), axis=0)
+        return _array.Array._new(local, target, comm, backend)
+    host = backend.to_host(x1._local)
+    offset = x1._layout.offsets[comm.rank]
+    owners = _owner_of_index(np.clip(keys, 0, max(n - 1, 0)), x1._layout)
+    values, failed = _ask_owners(keys, owners, lambda k: host[k - offset], x1.dtype, comm, bad)
+    if failed:
+        raise IndexError(message)
+    return _array.Array._new(backend.from_host(values, x1.device), target, comm, backend)
+
+
+def _search_routed(x1: _array.Array, x2: _array.Array, side: str) -> Any:
+    """This rank's result block for a split ``x1`` and a split ``x2``.
+
+    Every rank learns the first value of each non-empty block of ``x1`` (one ``allgatherv``
+    of at most p values). A value v then belongs to the last block whose first value is
+    ``< v`` (``<=`` for side='right'): every earlier element is below it, every later one is
+    not, so the answer is that block's offset plus a local search there. Values before the
+    first block answer 0 without moving; the others go to their owner and their answers come
+    back (``_ask_owners``: one allgather of counts, two ``alltoallv`` of ``x2``'s local size).
+    """
+    comm, backend, xp = x1._comm, x1._backend, x1._backend.xp
+    counts = x1.counts
+    present = [r for r in range(comm.size) if counts[r] > 0]
+    mine = backend.to_host(x1._local[:1])
+    firsts = comm.allgatherv(mine, [1 if c > 0 else 0 for c in counts])
+    values = backend.to_host(x2._local).reshape(-1)
+    j = np.searchsorted(firsts, values, side=side) - 1
+    ask = j >= 0
+    owners = np.asarray(present, dtype=np.int64)[j[ask]]
+    offset = x1._layout.offsets[comm.rank]
+
+    def answer(received: np.ndarray) -> np.ndarray:
+        found = xp.searchsorted(x1._local, backend.from_host(received, x1.device), side=side)
+        return backend.to_host(found).astype(np.int64) + offset
+
+    out = np.zeros(values.shape[0], dtype=np.int64)
+    out[ask], _ = _ask_owners(values[ask], owners, answer, np.dtype(np.int64), comm)
+    return backend.from_host(out.reshape(x2.lshape), x2.device)
+
+
+def searchsorted(
+    x1: _array.Array, x2: Any, /, *, side: str = "left", sorter: _array.Array | None = None
+) -> _array.Array:
+    """The standard's ``searchsorted``: for every value v of ``x2``, the number of elements
+    of the sorted 1-D ``x1`` that are ``< v`` (``<= v`` for ``side='right'``). The result
+    has the shape and layout of ``x2`` (a Python scalar ``x2``, 2025.12: a 0-d array).
+
+    Messages, with p ranks, n = len(x1) and m = this rank's part of ``x2``:
+
+    - ``x1`` replicated: none.
+    - ``x1`` split, ``x2`` replicated: the count of a value is the sum over the blocks of its
+      count in each block, so every rank searches its block for all of ``x2`` and one
+      ``allreduce`` of ``x2.size`` ints adds them up.
+    - both split: routed to the owning block (see ``_search_routed``): an allgatherv of p
+      values, an allgather of p counts per rank and two ``alltoallv`` of at most m elements.
+      Nothing of size n moves.
+
+    ``sorter``: ``x1[sorter]`` is formed first, by owner-routed requests (``_sorted_by``).
+    """
+    check_array(x1, "searchsorted", "x1")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted: x1 must be 1-D, got shape {x1.shape}")
+    check_category(x1.dtype, "real numeric", "searchsorted", "x1")
+    if isinstance(x2, _SCALARS):
+        _check_scalar_fits(x2, x1.dtype, "searchsorted", "x2")
+        block = x1._backend.asarray(x2, dtype=x1._backend.native_dtype(x1.dtype))
+        x2 = _array.Array._new(block, Layout.replicated(()), x1._comm, x1._backend)
+    check_array(x2, "searchsorted", "x2")
+    check_category(x2.dtype, "real numeric", "searchsorted", "x2")
+    _same_context(x1, x2, "searchsorted", "x2")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if sorter is not None:
+        check_array(sorter, "searchsorted", "sorter")
+        check_category(sorter.dtype, "integer", "searchsorted", "sorter")
+        if sorter.shape != x1.shape:
+            raise ValueError(
+                f"searchsorted: sorter has shape {sorter.shape}, x1 has shape {x1.shape}"
+            )
+        _same_context(x1, sorter, "searchsorted", "sorter")
+        x1 = _sorted_by(x1, sorter)
+    comm, backend, xp = x1._comm, x1._backend, x1._backend.xp
+    if x1.split is None or comm.size == 1 or x2.size == 0:
+        local = xp.searchsorted(x1._local, x2._local, side=side)
+        return _wrap(local, x2._layout, x2)
+    if x2.split is None:
+        partial = backend.to_host(xp.searchsorted(x1._local, x2._local, side=side))
+        total = comm.allreduce(np.asarray(partial, dtype=np.int64), "sum")
+        return _wrap(backend.from_host(total, x2.device), x2._layout, x2)
+    return _wrap(_search_routed(x1, x2, side), x2._layout, x2)
