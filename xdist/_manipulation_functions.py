@@ -1,5 +1,6 @@
-"""Manipulation functions of the standard: reshape, permute_dims, concat, stack, expand_dims
-and squeeze.
+"""Manipulation functions of the standard: reshape, permute_dims, concat, stack, expand_dims,
+squeeze, roll and repeat here; broadcasting, flip, moveaxis, tile and unstack in
+``_manipulation_more`` (re-exported, with this module's ``__all__`` naming the whole chapter).
 
 Where the split axis survives the operation, each rank transforms its own block and nothing
 moves: permute_dims, expand_dims, squeeze of other axes, concat along a non-split axis, and
@@ -20,10 +21,39 @@ import numpy as np
 
 from . import _array
 from ._layout import Layout, _intersect
+from ._manipulation_more import (
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
+    check_repeats,
+    flip,
+    moveaxis,
+    permuted,
+    repeat_along,
+    roll_axes,
+    tile,
+    unstack,
+)
 from ._redistribute import exchange_boxes, gather_block, redistribute_block, slice_replicated
 from ._validation import check_array, normalize_axes, normalize_axis
 
-__all__ = ["reshape", "permute_dims", "concat", "stack", "expand_dims", "squeeze"]
+__all__ = [
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "concat",
+    "expand_dims",
+    "flip",
+    "moveaxis",
+    "permute_dims",
+    "repeat",
+    "reshape",
+    "roll",
+    "squeeze",
+    "stack",
+    "tile",
+    "unstack",
+]
 
 Array = _array.Array
 
@@ -45,11 +75,7 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     perm = tuple(normalize_axis(a, x.ndim, "permute_dims", "axes") for a in axes)
     if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"permute_dims: axes {tuple(axes)} is not a permutation of the axes")
-    layout = x._layout
-    split = None if layout.split is None else perm.index(layout.split)
-    shape = tuple(x.shape[a] for a in perm)
-    local = x._backend.xp.permute_dims(x._local, perm)
-    return _wrap(local, Layout(shape, split, layout.counts), x)
+    return permuted(x, perm)
 
 
 def expand_dims(x: Array, /, axis: int = 0) -> Array:
@@ -404,3 +430,58 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
             raise ValueError(f"stack: arrays[{k}] has shape {x.shape}, arrays[0] {first}")
     a = normalize_axis(axis, len(first) + 1, "stack")
     return _concat([expand_dims(x, axis=a) for x in arrays], a, dtype)
+
+
+# -- roll and repeat (their split-axis cores are in _manipulation_more) -------------------------
+def _int_tuple(value: Any, func: str, name: str) -> tuple[int, ...]:
+    """An int or a tuple of ints as a tuple, or a TypeError naming ``func`` and ``name``."""
+    items = value if isinstance(value, tuple) else (value,)
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{func}: {name} must be an int or a tuple of ints, got {value!r}")
+    return tuple(int(v) for v in items)
+
+
+def roll(
+    x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None
+) -> Array:
+    """The standard's ``roll``. Local along axes other than the split one; along the split
+    axis one ``alltoallv`` moves each piece to its new owner and the layout is kept. As in
+    NumPy, an int ``shift`` applies to every axis of a tuple ``axis`` and a repeated axis
+    rolls by the sum of its shifts. ``axis=None`` rolls the flattened array: a reshape to 1-D
+    and back (local for an array split along axis 0; otherwise reshape's all-to-alls, and
+    the result has reshape's layout)."""
+    check_array(x, "roll")
+    shifts = _int_tuple(shift, "roll", "shift")
+    if axis is None:
+        if len(shifts) != 1 or isinstance(shift, tuple):
+            raise TypeError(f"roll: shift must be an int when axis is None, got {shift!r}")
+        flat = reshape(x, (-1,))
+        return reshape(roll_axes(flat, {0: shifts[0]}), x.shape)
+    axes = tuple(normalize_axis(a, x.ndim, "roll") for a in _int_tuple(axis, "roll", "axis"))
+    if len(shifts) == 1:
+        shifts *= len(axes)
+    elif len(axes) == 1:
+        axes *= len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: shift {shift} and axis {axis} differ in length")
+    total: dict[int, int] = {}
+    for a, s in zip(axes, shifts):
+        total[a] = total.get(a, 0) + s
+    return roll_axes(x, total)
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """The standard's ``repeat``: each rank repeats its own block and no data of ``x``
+    moves; along the split axis the result's counts are the repeats of each rank's range
+    (exact, uneven). A repeats array costs at most an all-to-all or an allgather of the
+    repeats themselves and one small allgather of counts (``repeat_along``); negative repeats
+    in an array raise on every rank after that. ``axis=None`` repeats the flattened array
+    (a reshape to 1-D, local for an array split along axis 0)."""
+    check_array(x, "repeat")
+    if axis is not None:
+        axis = normalize_axis(axis, x.ndim, "repeat")
+    check_repeats(x, repeats, axis)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    return repeat_along(x, repeats, axis)
