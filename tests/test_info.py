@@ -37,8 +37,8 @@ def test_reachable_from_namespace():
 
 def test_capabilities(info):
     assert info.capabilities() == {
-        "boolean indexing": False,
-        "data-dependent shapes": False,
+        "boolean indexing": True,
+        "data-dependent shapes": True,
         "max dimensions": 64,
     }
 

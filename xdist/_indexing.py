@@ -50,10 +50,14 @@ _KINDS = {"b": "b", "i": "iu", "u": "iu", "f": "fc", "c": "fc"}
 # -- key normalization (global metadata only: no message) ------------------------------------
 def _bad_item(k: Any, func: str) -> IndexError:
     what = type(k).__name__
-    if isinstance(k, (_array.Array, np.ndarray, list)) or isinstance(k, (bool, np.bool_)):
+    if isinstance(k, (np.ndarray, list)) or isinstance(k, (bool, np.bool_)):
         return IndexError(
-            f"{func}: array, list and boolean keys are not supported (only basic indexing); "
-            f"got a {what} key {_short(k)}"
+            f"{func}: lists, NumPy arrays and Python booleans are not valid indices; use "
+            f"xdist integer or boolean arrays; got a {what} key {_short(k)}"
+        )
+    if isinstance(k, _array.Array):
+        return IndexError(
+            f"{func}: an array index must have an integer or boolean dtype, got {k.dtype}"
         )
     return IndexError(
         f"{func}: only integers, slices, None, Ellipsis and 0-d integer arrays are valid "
@@ -210,8 +214,32 @@ def _take(block: Any, parts: list[Part], backend: Any) -> Any:
 
 
 # -- getitem ---------------------------------------------------------------------------------
+def _key_kind(key: Any, func: str) -> str:
+    """``"mask"`` (a sole boolean array), ``"array"`` (integer arrays) or ``"basic"``."""
+    items = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, _array.Array) and k.dtype == np.bool_ for k in items):
+        if len(items) != 1:
+            raise IndexError(
+                f"{func}: a boolean array must be the sole index, got a key of {len(items)} items"
+            )
+        return "mask"
+    if any(isinstance(k, _array.Array) and k.ndim > 0 for k in items):
+        return "array"
+    return "basic"
+
+
 def getitem(x: _array.Array, key: Any) -> _array.Array:
-    """``x[key]`` for a basic index (see the module docstring for what communicates)."""
+    """``x[key]``: basic indexing here (see the module docstring for what communicates);
+    integer arrays in ``_array_indexing``, a boolean mask in ``_mask_indexing``."""
+    kind = _key_kind(key, "__getitem__")
+    if kind == "mask":
+        from ._mask_indexing import getitem_mask
+
+        return getitem_mask(x, key[0] if isinstance(key, tuple) else key)
+    if kind == "array":
+        from ._array_indexing import getitem_arrays
+
+        return getitem_arrays(x, key)
     parts = normalize_key(key, x.shape, "__getitem__")
     shape = selected_shape(parts)
     layout, comm, backend = x._layout, x._comm, x._backend
@@ -343,6 +371,17 @@ def _scalar_type(value: Any) -> type:
 
 def setitem(x: _array.Array, key: Any, value: Any) -> None:
     """``x[key] = value``: each rank writes the selected elements it owns."""
+    kind = _key_kind(key, "__setitem__")
+    if kind == "mask":
+        from ._mask_indexing import setitem_mask
+
+        setitem_mask(x, key[0] if isinstance(key, tuple) else key, value)
+        return
+    if kind == "array":
+        from ._array_indexing import setitem_arrays
+
+        setitem_arrays(x, key, value)
+        return
     parts = normalize_key(key, x.shape, "__setitem__")
     shape = selected_shape(parts)
     _check_value(x, value, shape)

@@ -48,11 +48,11 @@ class Info:
         return f"xdist.Info(backend={self._backend.name!r})"
 
     def capabilities(self) -> dict[str, Any]:
-        # Boolean-mask indexing and data-dependent output shapes (nonzero, unique) are not
-        # implemented yet; they will return exact uneven layouts when they are.
+        # Data-dependent output shapes (boolean masks, nonzero, unique) come back with exact,
+        # possibly uneven counts known on every rank (one small allgather of counts).
         return {
-            "boolean indexing": False,
-            "data-dependent shapes": False,
+            "boolean indexing": True,
+            "data-dependent shapes": True,
             "max dimensions": 64,
         }
 
