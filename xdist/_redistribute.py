@@ -51,7 +51,9 @@ def gather_block(block: Any, layout: Layout, comm: Communicator, backend: Any) -
     if comm.size == 1:
         return block
     axis = layout.split
-    host = backend.to_host(np.moveaxis(backend.to_host(block), axis, 0) if axis else block)
+    host = backend.to_host(block)
+    if axis:  # gather along axis 0, where each rank's block is contiguous
+        host = np.ascontiguousarray(np.moveaxis(host, axis, 0))
     rest = host.shape[1:]
     inner = int(np.prod(rest, dtype=np.int64))
     counts = [c * inner for c in layout.counts]  # type: ignore[union-attr]
