@@ -91,6 +91,8 @@ def scatter_local(
     """Write ``values`` (broadcastable to ``(m, *rest)``) at ``coords`` of ``block``, the other
     axes selected by ``rest_key`` (positive-step slices, one per other axis, or none)."""
     view = _adv_first(block, adv, xp)
+    if not isinstance(values, (bool, int, float, complex)):
+        values = xp.astype(values, block.dtype, copy=True)  # it may be a view of ``block``
     view[(*coords, *rest_key, Ellipsis)] = values
 
 

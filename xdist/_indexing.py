@@ -1,4 +1,7 @@
-"""Basic indexing of the standard (``x[key]`` and ``x[key] = value``) on distributed arrays.
+"""Indexing of the standard (``x[key]`` and ``x[key] = value``) on distributed arrays.
+
+This module does basic indexing and dispatches the other keys: integer arrays to
+``_array_indexing``, a sole boolean mask to ``_mask_indexing`` (see their docstrings).
 
 A key (ints, slices, ``None``, ``Ellipsis``, 0-d integer arrays, or a tuple of them) is first
 normalized from global metadata only, so a bad key raises on every rank before any message.
@@ -483,7 +486,8 @@ def _write(x: _array.Array, parts: list[Part], piece: Any) -> None:
         x._local[key] = piece
         return
     xp = x._backend.xp
-    if piece.dtype != x._local.dtype:
-        piece = xp.astype(piece, x._local.dtype)
+    # A copy: ``piece`` may be a view of x's own block (``x[1:] = x[:-1]``), which PyTorch
+    # refuses to write from.
+    piece = xp.astype(piece, x._local.dtype, copy=True)
     piece = xp.broadcast_to(piece, selected_shape(parts))
     x._local[key] = xp.flip(piece, axis=flips) if flips else piece

@@ -273,6 +273,6 @@ def _write(x: _array.Array, mblock: Any, piece: Any) -> None:
     if piece is None:
         return
     if not isinstance(piece, (bool, int, float, complex)):
-        if x._backend.dtype_of(piece) != x.dtype:
-            piece = x._backend.xp.astype(piece, x._local.dtype)
+        # A copy of x's dtype: ``piece`` may be a view of x's own block.
+        piece = x._backend.xp.astype(piece, x._local.dtype, copy=True)
     x._local[mblock] = piece
