@@ -129,7 +129,7 @@ def _isin_operands(x1: Any, x2: Any) -> tuple[Array, Array]:
     info = np.iinfo(like.dtype)
     if not info.min <= scalar <= info.max:
         raise OverflowError(f"isin: {scalar} is out of range for {like.dtype}")
-    block = like._backend.asarray(scalar, dtype=like._backend.native_dtype(like.dtype))
+    block = like._backend.xp.asarray(scalar, dtype=like._local.dtype, device=_dev(like._local))
     other = Array._new(block, Layout.replicated(()), like._comm, like._backend)
     return (x1, other) if like is x1 else (other, x2)
 

@@ -291,15 +291,27 @@ def _cuts(values, index, sp_values, sp_index, descending, backend) -> np.ndarray
 
 
 def _value_bounds(line, keys, descending, backend) -> tuple[np.ndarray, np.ndarray]:
-    """Where the run of values equal to each key starts and ends in a sorted line."""
-    xp = backend.xp
-    if not descending:
-        lo = xp.searchsorted(line, keys, side="left")
-        hi = xp.searchsorted(line, keys, side="right")
-        return backend.to_host(lo), backend.to_host(hi)
-    rev, n = xp.flip(line), line.shape[0]  # ascending, with the backend's NaN placement
-    lo = n - backend.to_host(xp.searchsorted(rev, keys, side="right"))
-    hi = n - backend.to_host(xp.searchsorted(rev, keys, side="left"))
+    """Where the run of values equal to each key starts and ends in a sorted line.
+
+    The search runs on the line's NaN-free part in ascending order; NaNs (last ascending,
+    first descending, all equal for the sort) are counted apart, because backends disagree
+    on where ``searchsorted`` puts a NaN key (NumPy: before the NaNs; Torch: after them).
+    """
+    xp, n, kind = backend.xp, line.shape[0], backend.dtype_of(line).kind
+    nans = 0
+    if kind == "f":
+        nans = int(xp.sum(xp.astype(xp.isnan(line), xp.int64)))
+    elif kind == "b":  # not every backend searches booleans; False < True as 0 < 1
+        line, keys = xp.astype(line, xp.uint8), xp.astype(keys, xp.uint8)
+    ascending = xp.flip(line) if descending else line
+    finite = ascending[: n - nans]
+    lo = backend.to_host(xp.searchsorted(finite, keys, side="left")).astype(np.int64)
+    hi = backend.to_host(xp.searchsorted(finite, keys, side="right")).astype(np.int64)
+    if descending:  # positions in the descending line, after its leading NaNs
+        lo, hi = n - hi, n - lo
+    if nans:
+        is_nan = backend.to_host(xp.isnan(keys))
+        lo[is_nan], hi[is_nan] = (0, nans) if descending else (n - nans, n)
     return lo, hi
 
 
@@ -396,7 +408,8 @@ def _packed(fields: Sequence[np.ndarray]) -> np.ndarray:
 def _unpacked(buf: np.ndarray, k: int) -> list[np.ndarray]:
     if k == 1:
         return [buf]
-    return [np.ascontiguousarray(buf[f"f{i}"]) for i in range(k)]
+    # A copy, not ascontiguousarray: a field of one element keeps its record stride there.
+    return [buf[f"f{i}"].copy() for i in range(k)]
 
 
 def exchange_fields(fields, sendcounts, recvcounts, comm) -> list[np.ndarray]:
