@@ -255,3 +255,162 @@ def test_matrix_transpose_needs_2d(shape):
         xdist.matrix_transpose(x)
     with pytest.raises(ValueError):
         _ = x.mT
+
+
+# -- tensordot ----------------------------------------------------------------------------------
+
+TENSORDOT_CASES = [
+    ((3, 4, 5), (4, 5, 2), 2),
+    ((7, 5), (5, 3), 1),
+    ((3, 4, 5), (5, 4, 2), ([1, 2], [1, 0])),
+    ((2, 3, 4), (4, 3, 2), ((0, 2), (2, 0))),
+    ((4, 3), (4, 3), ([0, 1], [0, 1])),  # full contraction: 0-d
+    ((4,), (3,), 0),  # outer product
+    ((2, 0, 3), (3, 2), ([2], [0])),
+    ((5, 2), (2, 3, 2), ([-1], [-1])),
+    ((), (2, 3), 0),  # a 0-d operand: a scalar times x2
+    ((2,), (2, 3, 4), ([0], [0])),  # x1 has no free axis, x2 several
+]
+
+
+def _tensordot_cases():
+    for s1, s2, axes in TENSORDOT_CASES:
+        for l1 in layouts(s1):
+            for l2 in layouts(s2)[:3]:
+                name = f"{s1}.{s2}@{axes}-{layout_id(l1)}-{layout_id(l2)}"
+                yield pytest.param(s1, s2, axes, l1, l2, id=name)
+
+
+@pytest.mark.parametrize("s1,s2,axes,l1,l2", list(_tensordot_cases()))
+def test_tensordot_matches_numpy(s1, s2, axes, l1, l2):
+    g1, g2 = random_array(s1, seed=1), random_array(s2, "int32", seed=2)
+    got = xdist.tensordot(distribute(g1, *l1), distribute(g2, *l2), axes=axes)
+    assert_equal(got, np.tensordot(g1, g2, axes=axes), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "complex128"])
+def test_tensordot_dtypes(dtype):
+    g1, g2 = random_array((3, 4), dtype, seed=3), random_array((4, 2), dtype, seed=4)
+    got = xdist.tensordot(distribute(g1, 0), distribute(g2, 1), axes=1)
+    assert_equal(got, np.tensordot(g1, g2, axes=1), rtol=1e-12)
+
+
+def test_tensordot_split_free_axes_send_nothing():
+    # x1 split along a free axis, x2 replicated: every reshape is local, plan R or B.
+    g1, g2 = random_array((6, 4, 5), seed=5), random_array((4, 5, 3), seed=6)
+    x1 = distribute(g1, 0)
+    with xdist.count_collectives() as sent:
+        got = xdist.tensordot(x1, distribute(g2), axes=2)
+    assert sum(sent.values()) == 0, sent
+    assert (got.split, got.counts) == (0, x1.counts)
+    assert_equal(got, np.tensordot(g1, g2), rtol=1e-12)
+
+
+def test_tensordot_split_contracted_axes_is_one_allreduce():
+    # both operands split along the same contracted axis: merged locally, plan K.
+    g1, g2 = random_array((3, 8, 2), seed=7), random_array((8, 2, 4), seed=8)
+    x1, x2 = distribute(g1, 1), distribute(g2, 0)
+    with xdist.count_collectives() as sent:
+        got = xdist.tensordot(x1, x2, axes=([1, 2], [0, 1]))
+    assert dict(sent) == ({"allreduce": 1} if SIZE > 1 else {}), sent
+    assert_equal(got, np.tensordot(g1, g2, axes=([1, 2], [0, 1])), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "s1,s2,axes,exc,words",
+    [
+        ((3, 4), (5, 2), 1, ValueError, ["contracted axes differ", "4", "5"]),
+        ((3, 4), (4, 2), 3, ValueError, ["axes=3"]),
+        ((3, 4), (4, 2), -1, ValueError, ["axes=-1"]),
+        ((3, 4), (4, 2), ([1], [0, 1]), ValueError, ["equal length"]),
+        ((3, 4), (4, 4), ([1, 1], [0, 1]), ValueError, ["repeats"]),
+        ((3, 4), (4, 2), ([2], [0]), IndexError, ["axes[0] 2"]),
+        ((3, 4), (4, 2), "1", TypeError, ["axes"]),
+        ((3, 1), (4, 2), ([1], [0]), ValueError, ["contracted axes differ"]),  # no broadcasting
+    ],
+)
+def test_tensordot_errors_before_messages(s1, s2, axes, exc, words):
+    x1, x2 = distribute(random_array(s1), 0), distribute(random_array(s2), 1)
+    with xdist.count_collectives() as sent, pytest.raises(exc) as info:
+        xdist.tensordot(x1, x2, axes=axes)
+    assert sum(sent.values()) == 0, sent
+    assert str(info.value).startswith("tensordot:"), info.value
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_tensordot_needs_numeric():
+    x = distribute(random_array((3, 3), "bool"), 0)
+    with pytest.raises(TypeError, match="tensordot: x1 must have a numeric dtype"):
+        xdist.tensordot(x, x)
+
+
+# -- vecdot -------------------------------------------------------------------------------------
+
+VECDOT_CASES = [
+    ((7, 5), (7, 5), -1),
+    ((7, 5), (7, 5), -2),
+    ((7, 5), (5,), -1),
+    ((3, 1, 5), (4, 5), -1),
+    ((5,), (5,), -1),
+    ((2, 0), (2, 0), -1),
+]
+
+
+def _vecdot_cases():
+    for s1, s2, axis in VECDOT_CASES:
+        for l1 in layouts(s1):
+            for l2 in layouts(s2)[:3]:
+                name = f"{s1}.{s2}@{axis}-{layout_id(l1)}-{layout_id(l2)}"
+                yield pytest.param(s1, s2, axis, l1, l2, id=name)
+
+
+@pytest.mark.parametrize("s1,s2,axis,l1,l2", list(_vecdot_cases()))
+def test_vecdot_matches_numpy(s1, s2, axis, l1, l2):
+    g1, g2 = random_array(s1, "complex128", seed=9), random_array(s2, "complex128", seed=10)
+    got = xdist.vecdot(distribute(g1, *l1), distribute(g2, *l2), axis=axis)
+    expected = np.sum(np.conj(g1) * g2, axis=axis)
+    assert_equal(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "uint8"])
+def test_vecdot_keeps_the_promoted_dtype(dtype):
+    g = random_array((6, 4), dtype, seed=11)
+    got = xdist.vecdot(distribute(g, 0), distribute(g, 0))
+    assert_equal(got, np.sum(g * g, axis=-1, dtype=dtype), rtol=1e-6)
+
+
+def test_vecdot_conjugates_x1():
+    x1 = xdist.asarray(np.array([1j, 2j, 3j]))
+    x2 = xdist.asarray(np.array([1, 2j, 3]))
+    assert complex(xdist.vecdot(x1, x2)) == 4 - 10j
+
+
+@pytest.mark.parametrize("axis,split,expected", [(-1, 1, {"allreduce": 1}), (-1, 0, {})])
+def test_vecdot_communication(axis, split, expected):
+    g1, g2 = random_array((7, 5), seed=12), random_array((7, 5), seed=13)
+    x1, x2 = distribute(g1, split), distribute(g2, split)
+    with xdist.count_collectives() as sent:
+        got = xdist.vecdot(x1, x2, axis=axis)
+    assert dict(sent) == (expected if SIZE > 1 else {}), sent
+    assert_equal(got, np.sum(g1 * g2, axis=axis), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "s1,s2,axis,exc,words",
+    [
+        ((7, 5), (7, 5), 0, ValueError, ["negative", "0"]),
+        ((7, 5), (5,), -2, ValueError, ["-2"]),
+        ((7, 5), (7, 4), -1, ValueError, ["contracted axes differ", "5", "4"]),
+        ((7, 5), (6, 5), -1, ValueError, ["broadcast"]),
+        ((7, 5), (7, 5), 1.0, TypeError, ["axis"]),
+    ],
+)
+def test_vecdot_errors_before_messages(s1, s2, axis, exc, words):
+    x1, x2 = distribute(random_array(s1), 0), distribute(random_array(s2), 0)
+    with xdist.count_collectives() as sent, pytest.raises(exc) as info:
+        xdist.vecdot(x1, x2, axis=axis)
+    assert sum(sent.values()) == 0, sent
+    assert str(info.value).startswith("vecdot:"), info.value
+    for word in words:
+        assert word in str(info.value)

@@ -1,4 +1,5 @@
-"""Linear algebra functions of the standard: ``matmul`` and ``matrix_transpose``.
+"""Linear algebra functions of the standard: ``matmul``, ``matrix_transpose``, ``tensordot``
+and ``vecdot``.
 
 ``matrix_transpose`` swaps the last two axes of each block: no message, the split axis moves
 with its data (counts unchanged).
@@ -32,10 +33,18 @@ plan that uses the operands as they are wins, also on one rank), then to table o
 Candidates: N; R and C with the counts of an operand already split there (else balanced;
 never along a dimension added by promotion); B for each batch axis an operand is split on,
 with its counts; K with the counts of either operand's split on k, and balanced counts.
+
+``tensordot`` is a ``matmul``: the free axes stay axes of their own (batch axes and one matrix
+axis each) and only the contracted axes merge into ``k``, a split contracted axis first, so the
+reshapes and permutations are local (unless the operands are split along different contracted
+pairs) and the planner above decides what moves.
+``vecdot`` is ``sum(conj(x1) * x2, axis)``: local, plus one ``allreduce`` when the
+contracted axis is split.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -45,9 +54,9 @@ from ._broadcast import broadcast_shapes
 from ._dtypes import check_category
 from ._layout import Layout, balanced_counts
 from ._redistribute import redistribute_block
-from ._validation import check_array
+from ._validation import check_array, normalize_axis
 
-__all__ = ["matmul", "matrix_transpose"]
+__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
 
 def matrix_transpose(x: _array.Array, /) -> _array.Array:
@@ -274,3 +283,129 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     for axis in [a for a, p in ((nd - 1, promoted[1]), (nd - 2, promoted[0])) if p]:
         block, layout = _remove_axis(block, layout, axis, xp)
     return _array.Array._new(block, layout, comm, backend)
+
+
+# -- tensordot ---------------------------------------------------------------------------------
+
+
+def _check_pair(x1: Any, x2: Any, func: str) -> None:
+    """Both operands are numeric xdist arrays on one communicator and device."""
+    check_array(x1, func, "x1")
+    check_array(x2, func, "x2")
+    if x1._comm is not x2._comm:
+        raise ValueError(f"{func}: x1 and x2 live on different communicators")
+    if x1._backend is not x2._backend or x1.device != x2.device:
+        raise ValueError(f"{func}: x1 and x2 are on different devices: {x1.device} and {x2.device}")
+    check_category(x1.dtype, "numeric", func, "x1")
+    check_category(x2.dtype, "numeric", func, "x2")
+
+
+def _axis_list(seq: Any, ndim: int, name: str) -> list[int]:
+    if not isinstance(seq, (tuple, list)):
+        raise TypeError(f"tensordot: {name} must be a sequence of ints, got {seq!r}")
+    axes = [normalize_axis(a, ndim, "tensordot", name) for a in seq]
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"tensordot: {name} {tuple(seq)} repeats an axis")
+    return axes
+
+
+def _contracted_axes(axes: Any, x1: _array.Array, x2: _array.Array):
+    """The contracted axes of ``x1`` and ``x2`` as two lists of pairs' members, checked."""
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(x1.ndim, x2.ndim):
+            raise ValueError(
+                f"tensordot: axes={axes} must be in [0, {min(x1.ndim, x2.ndim)}] for arrays "
+                f"of {x1.ndim} and {x2.ndim} dimensions"
+            )
+        a1, a2 = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
+    elif isinstance(axes, (tuple, list)) and len(axes) == 2:
+        a1 = _axis_list(axes[0], x1.ndim, "axes[0]")
+        a2 = _axis_list(axes[1], x2.ndim, "axes[1]")
+        if len(a1) != len(a2):
+            raise ValueError(f"tensordot: axes {axes!r} must be two sequences of equal length")
+    else:
+        raise TypeError(f"tensordot: axes must be an int or a pair of sequences, got {axes!r}")
+    for i, j in zip(a1, a2):
+        if x1.shape[i] != x2.shape[j]:
+            raise ValueError(
+                f"tensordot: contracted axes differ: x1.shape[{i}]={x1.shape[i]} != "
+                f"x2.shape[{j}]={x2.shape[j]}"
+            )
+    return a1, a2
+
+
+def _split_pair_first(a1: list[int], a2: list[int], s1: int | None, s2: int | None):
+    """The pairs reordered so that a contracted split axis comes first: merging the
+    contracted axes into one is then local (the split axis leads its group)."""
+    pairs = list(zip(a1, a2))
+    for k, (i, j) in enumerate(pairs):
+        if i == s1 or (j == s2 and s1 not in a1):
+            pairs.insert(0, pairs.pop(k))
+            break
+    return [i for i, _ in pairs], [j for _, j in pairs]
+
+
+def tensordot(
+    x1: _array.Array, x2: _array.Array, /, *, axes: int | tuple[Any, Any] = 2
+) -> _array.Array:
+    """The standard's ``tensordot``, as one distributed ``matmul``.
+
+    With free axes ``f1`` of ``x1``, ``f2`` of ``x2`` (``a``, ``b`` of them) and ``K`` the
+    product of the contracted sizes: ``x1`` becomes ``(f1[:-1], 1 * (b-1), f1[-1], K)`` and
+    ``x2`` ``(f2[:-1], K, f2[-1])``; their ``matmul`` is ``(f1[:-1], f2[:-1], f1[-1], f2[-1])``
+    and a permutation gives ``(f1, f2)``. Free axes are never merged, so a split free axis
+    stays split (no message to prepare); the matmul planner moves what must move.
+    """
+    _check_pair(x1, x2, "tensordot")
+    a1, a2 = _contracted_axes(axes, x1, x2)
+    a1, a2 = _split_pair_first(a1, a2, x1.split, x2.split)
+    from ._manipulation_functions import expand_dims, permute_dims, reshape
+
+    f1 = [i for i in range(x1.ndim) if i not in a1]
+    f2 = [i for i in range(x2.ndim) if i not in a2]
+    a, b = len(f1), len(f2)
+    k = math.prod(x1.shape[i] for i in a1)
+    y1 = reshape(permute_dims(x1, (*f1, *a1)), (*(x1.shape[i] for i in f1), k))
+    for _ in range(b - 1 if a else 0):  # room for x2's batch axes: (f1[:-1], 1.., f1[-1], K)
+        y1 = expand_dims(y1, axis=a - 1)
+    if b:
+        order = (*f2[:-1], *a2, f2[-1])
+        shape = (*(x2.shape[i] for i in f2[:-1]), k, x2.shape[f2[-1]])
+    else:
+        order, shape = tuple(a2), (k,)
+    y2 = reshape(permute_dims(x2, order), shape)
+    out = matmul(y1, y2)
+    if a and b:  # (f1[:-1], f2[:-1], f1[-1], f2[-1]) -> (f1, f2)
+        n = a + b
+        out = permute_dims(out, (*range(a - 1), n - 2, *range(a - 1, n - 2), n - 1))
+    return out
+
+
+# -- vecdot ------------------------------------------------------------------------------------
+
+
+def vecdot(x1: _array.Array, x2: _array.Array, /, *, axis: int = -1) -> _array.Array:
+    """The standard's ``vecdot``: ``sum(conj(x1) * x2, axis=axis)`` with broadcasting of the
+    other axes. The product is elementwise (local for operands of one layout) and the sum
+    sends one ``allreduce`` when ``axis`` is the split axis of the product, nothing otherwise.
+    The result has the promoted dtype of ``x1`` and ``x2`` (no widening of integers)."""
+    _check_pair(x1, x2, "vecdot")
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"vecdot: axis must be an int, got {axis!r}")
+    nd = min(x1.ndim, x2.ndim)
+    if not -nd <= axis <= -1:
+        raise ValueError(
+            f"vecdot: axis {axis} must be a negative axis in [{-nd}, -1] (x1 has "
+            f"{x1.ndim} dimensions, x2 has {x2.ndim})"
+        )
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(
+            f"vecdot: contracted axes differ: x1.shape[{axis}]={x1.shape[axis]} != "
+            f"x2.shape[{axis}]={x2.shape[axis]}"
+        )
+    broadcast_shapes([x1.shape, x2.shape], "vecdot")
+    from ._elementwise_functions import conj, multiply
+    from ._statistical_functions import sum as _sum
+
+    product = multiply(conj(x1) if x1.dtype.kind == "c" else x1, x2)
+    return _sum(product, axis=axis, dtype=product.dtype)

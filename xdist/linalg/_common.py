@@ -1,0 +1,121 @@
+"""What the linalg functions share: argument checks, result tuples, the batch/matrix split of a
+stack of matrices, agreement on a data-dependent failure, and the QR sign convention."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import array_api_compat
+import numpy as np
+
+from .. import _array
+from .._dtypes import check_category
+from .._layout import Layout
+from .._validation import check_array
+
+Array = _array.Array
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+# -- checks (global metadata only: they raise on every rank before any message) -------------
+def check_matrices(x: Any, func: str, *, square: bool = False, name: str = "x") -> None:
+    """``x`` is a floating-point xdist array of (stacked) matrices, square if asked."""
+    check_array(x, func, name)
+    check_category(x.dtype, "floating-point", func, name)
+    if x.ndim < 2:
+        raise ValueError(f"{func}: {name} must be at least 2-D, got {x.ndim} dimensions")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{func}: {name} must hold square matrices, got shape {x.shape}")
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The real floating-point dtype of the same precision (float32 for complex64)."""
+    return np.dtype(np.float32) if dtype in (np.float32, np.complex64) else np.dtype(np.float64)
+
+
+def split_on_matrix(x: Array) -> bool:
+    """Whether ``x`` is split along one of its last two (matrix) axes."""
+    return x.split is not None and x.split >= x.ndim - 2
+
+
+def wrap(block: Any, layout: Layout, like: Array) -> Array:
+    backend = like._backend
+    if not backend.is_block(block):  # some libraries return scalars for 0-d results
+        block = backend.asarray(block)
+    return Array._new(block, layout, like._comm, backend)
+
+
+def linalg_error(backend: Any) -> type[Exception]:
+    return getattr(backend.xp.linalg, "LinAlgError", np.linalg.LinAlgError)
+
+
+def agree(func: str, compute, like: Array, *, local: bool) -> Any:
+    """``compute()`` on this rank's matrices. When the ranks compute on different matrices
+    (``local``: a stack split along a batch axis), a failure on one rank (a singular matrix,
+    no convergence) is agreed with one ``allreduce`` of a flag, so that every rank raises
+    instead of the others waiting in the next collective. When every rank holds the same
+    matrices, every rank computes the same thing and raises the same error by itself."""
+    comm = like._comm
+    if not local or comm.size == 1:
+        return compute()
+    error: Exception | None = None
+    try:
+        result = compute()
+    except Exception as exc:  # noqa: BLE001 (any failure must reach the other ranks)
+        error = exc
+    failed = bool(comm.allreduce(np.array([error is not None]), "lor")[0])
+    if error is not None:
+        raise error
+    if failed:
+        raise linalg_error(like._backend)(
+            f"{func}: the computation failed on another rank's part of the stack "
+            "(a singular or not positive-definite matrix, or no convergence)"
+        )
+    return result
+
+
+# -- the QR sign convention ------------------------------------------------------------------
+def positive_diagonal(q: Any, r: Any, xp: Any) -> tuple[Any, Any]:
+    """``(Q D, D^H R)`` with ``D`` the unitary diagonal that makes ``diag(R)`` real and
+    non-negative: ``d_i = R_ii / |R_ii|`` (1 where ``R_ii`` is 0, inf or NaN). For a full column
+    rank matrix this makes the QR decomposition unique, so every layout and number of ranks
+    gives the same factors (up to rounding). Works on stacks; ``Q`` has as many columns as
+    ``R`` has rows; only the first ``min`` of ``R``'s dimensions carry a diagonal."""
+    k = min(r.shape[-2], r.shape[-1])
+    d = xp.linalg.diagonal(r)
+    mag = xp.abs(d)
+    ok = (mag > 0) & xp.isfinite(mag)
+    one = xp.ones_like(d)
+    phase = xp.where(ok, d / xp.astype(xp.where(ok, mag, xp.ones_like(mag)), d.dtype), one)
+    extra = q.shape[-1] - k
+    if extra:
+        shape = (*phase.shape[:-1], extra)
+        pad = xp.ones(shape, dtype=phase.dtype, device=array_api_compat.device(phase))
+        phase = xp.concat([phase, pad], axis=-1)
+    # triu: scaling the zeros below the diagonal by -1 would make them -0.0
+    return q * phase[..., None, :], xp.triu(r * xp.conj(phase)[..., :, None])
