@@ -381,8 +381,8 @@ def test_vecdot_keeps_the_promoted_dtype(dtype):
 
 
 def test_vecdot_conjugates_x1():
-    x1 = xdist.asarray(np.array([1j, 2j, 3j]))
-    x2 = xdist.asarray(np.array([1, 2j, 3]))
+    x1 = distribute(np.array([1j, 2j, 3j]), 0)
+    x2 = distribute(np.array([1, 2j, 3]), 0)
     assert complex(xdist.vecdot(x1, x2)) == 4 - 10j
 
 
