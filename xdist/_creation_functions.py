@@ -421,11 +421,20 @@ def _is_python_data(obj: Any) -> builtins.bool:
     return isinstance(obj, (*_SCALARS, list, tuple))
 
 
-def _host_data(obj: Any, copy: Any, func: str) -> np.ndarray:
+def _host_data(obj: Any, copy: Any, func: str, dtype: np.dtype | None = None) -> np.ndarray:
     """``obj`` (Python scalars and sequences, buffers, objects with ``__array__``) as NumPy,
-    without a copy where it can be avoided: the same global data on every rank (SPMD)."""
+    without a copy where it can be avoided: the same global data on every rank (SPMD).
+    Python data is converted straight to ``dtype`` when given (so Python ints beyond int64
+    can fill a ``uint64`` array)."""
     if copy is False and _is_python_data(obj):
         raise ValueError(f"{func}: copy=False, but a Python {type(obj).__name__} must be copied")
+    if dtype is not None and _is_python_data(obj):
+        try:
+            return np.asarray(obj, dtype=dtype)
+        except OverflowError:
+            raise OverflowError(f"{func}: obj holds values out of the range of {dtype}") from None
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{func}: cannot make an array of obj: {exc}") from None
     try:
         data = np.asarray(obj, copy=False if copy is False else None)
     except (TypeError, ValueError) as exc:
@@ -507,7 +516,8 @@ def asarray(
     if isinstance(obj, _array.Array):
         return _from_array(obj, dtype, device, copy, split, comm, "asarray")
     t = _Target(comm, device, "asarray")
-    data = obj if t.backend.is_block(obj) else _host_data(obj, copy, "asarray")
+    dt = None if dtype is None else as_dtype(dtype, "asarray")
+    data = obj if t.backend.is_block(obj) else _host_data(obj, copy, "asarray", dt)
     return _from_block(t, data, dtype, copy, split, "asarray")
 
 
