@@ -34,15 +34,21 @@ def as_float(xp, x, name: str, *, ndim: int | None = None):
     return x
 
 
-def check_2d(xp, X, name: str):
-    """Validate a samples x features matrix: 2-d, real, at least one sample, finite."""
+def check_2d(xp, X, name: str, *, finite: bool = True):
+    """Validate a samples x features matrix: 2-d, real, at least one sample, and (unless
+    ``finite`` is False: call ``check_finite`` after the other argument checks) finite."""
     X = as_float(xp, X, name, ndim=2)
     if X.shape[0] < 1:
         raise ValueError(f"{name}: found array with 0 sample(s) (shape={tuple(X.shape)})")
     if X.shape[1] < 1:
         raise ValueError(f"{name}: found array with 0 feature(s) (shape={tuple(X.shape)})")
+    return check_finite(xp, X, name) if finite else X
+
+
+def check_finite(xp, X, name: str):
+    """Reject NaN and infinity (a reduction: on a distributed X, one collective)."""
     if not bool(xp.all(xp.isfinite(X))):
-        raise ValueError(f"{name}: input contains NaN or infinity")
+        raise ValueError(f"{name}: Input contains NaN or infinity")
     return X
 
 

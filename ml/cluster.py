@@ -1,0 +1,320 @@
+"""KMeans with scikit-learn's semantics, written only against the Array API standard.
+
+Per Lloyd iteration on samples split over ranks: distances by the quadratic expansion
+(one ``X @ C.T``, local), labels by ``argmin`` (local), and the centroid update as one
+weighted reduction for all clusters (``onehot.T @ X``: one allreduce of k x d), plus one
+k x 2 reduction for the cluster weights and the count of changed labels. k-means++ samples
+by a global cumulative sum and ``searchsorted``, never gathering X; random draws come from
+the same ``RandomState`` calls as scikit-learn's, so the same seed gives the same seeding.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_random_state
+
+from ._utils import check_2d, check_finite, check_int, check_real, namespace
+
+__all__ = ["KMeans"]
+
+
+class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
+    """K-Means clustering (Lloyd's algorithm), as ``sklearn.cluster.KMeans``."""
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        init="k-means++",
+        n_init="auto",
+        max_iter=300,
+        tol=1e-4,
+        verbose=0,
+        random_state=None,
+        algorithm="lloyd",
+    ):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.algorithm = algorithm
+
+    # -- validation ---------------------------------------------------------------------
+
+    def _check_params(self, xp, X):
+        k = check_int(self.n_clusters, "KMeans: n_clusters", 1)
+        if X.shape[0] < k:
+            raise ValueError(f"KMeans: n_samples={X.shape[0]} should be >= n_clusters={k}.")
+        check_int(self.max_iter, "KMeans: max_iter", 1)
+        check_real(self.tol, "KMeans: tol", 0.0)
+        if self.algorithm not in ("lloyd", "elkan"):
+            raise ValueError(
+                f"KMeans: algorithm must be 'lloyd' or 'elkan', got {self.algorithm!r}"
+            )
+        init = self.init
+        is_array = hasattr(init, "shape")
+        named = isinstance(init, str)
+        if not (is_array or callable(init) or (named and init in ("k-means++", "random"))):
+            raise ValueError(
+                f"KMeans: init should be 'k-means++', 'random', an array or a callable, "
+                f"got {init!r}"
+            )
+        if self.n_init == "auto":
+            n_init = 10 if (named and init == "random") or callable(init) else 1
+        else:
+            n_init = check_int(self.n_init, "KMeans: n_init", 1)
+        if is_array:
+            self._check_centers(xp, init, X, "init")
+            n_init = 1
+        return k, n_init
+
+    def _check_centers(self, xp, centers, X, name):
+        shape = (self.n_clusters, X.shape[1])
+        if tuple(centers.shape) != shape:
+            raise ValueError(
+                f"KMeans: {name} should be of shape {shape}, got {tuple(centers.shape)}"
+            )
+
+    # -- fitting ------------------------------------------------------------------------
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Compute k-means clustering of ``X`` (samples x features)."""
+        xp = namespace(X)
+        X = check_2d(xp, X, "KMeans.fit", finite=False)
+        k, n_init = self._check_params(xp, X)
+        X = check_finite(xp, X, "KMeans.fit")
+        sw = self._weights(xp, X, sample_weight)
+        rs = check_random_state(self.random_state)
+        x_mean = xp.mean(X, axis=0)
+        Xc = X - x_mean  # centered, as scikit-learn does, for accurate expansions
+        x_sq = xp.sum(Xc * Xc, axis=1)
+        tol = _tolerance(xp, Xc, self.tol)
+        best = None
+        for _ in range(n_init):
+            centers = self._init_centroids(xp, X, Xc, x_mean, x_sq, sw, rs)
+            run = _lloyd(xp, Xc, x_sq, sw, centers, self.max_iter, tol, self.verbose)
+            labels, inertia, centers, n_iter = run
+            if best is None or (inertia < best[1] and not _same(xp, labels, best[0], k)):
+                best = run
+        labels, inertia, centers, n_iter = best
+        self.cluster_centers_ = centers + x_mean
+        self.labels_ = labels
+        self.inertia_ = inertia
+        self.n_iter_ = n_iter
+        self.n_features_in_ = X.shape[1]
+        self._n_features_out = k
+        return self
+
+    def _weights(self, xp, X, sample_weight):
+        ones = xp.ones_like(X[:, 0])  # laid out like the samples
+        if sample_weight is None:
+            return ones
+        if isinstance(sample_weight, (int, float)):
+            return ones * float(sample_weight)
+        if tuple(sample_weight.shape) != (X.shape[0],):
+            raise ValueError(
+                f"KMeans: sample_weight.shape == {tuple(sample_weight.shape)}, "
+                f"expected {(X.shape[0],)}"
+            )
+        return xp.astype(sample_weight, X.dtype) * ones
+
+    def _init_centroids(self, xp, X, Xc, x_mean, x_sq, sw, rs):
+        k, init = self.n_clusters, self.init
+        if hasattr(init, "shape"):
+            centers = xp.asarray(init, dtype=X.dtype, copy=True) - x_mean
+        elif callable(init):
+            centers = init(X, k, random_state=rs)
+            self._check_centers(xp, centers, X, "init callable's result")
+            centers = xp.asarray(centers, dtype=X.dtype) - x_mean
+        elif init == "k-means++":
+            centers = _kmeans_plusplus(xp, Xc, x_sq, sw, k, rs)
+        else:
+            idx = _choice_without_replacement(xp, sw, k, rs)
+            centers = xp.take(Xc, xp.asarray(idx), axis=0)
+        return centers
+
+    # -- prediction ---------------------------------------------------------------------
+
+    def _check_fitted(self, X, name):
+        if not hasattr(self, "cluster_centers_"):
+            raise NotFittedError(
+                f"This KMeans instance is not fitted yet. Call 'fit' before '{name}'."
+            )
+        xp = namespace(X)
+        X = check_2d(xp, X, f"KMeans.{name}")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"KMeans.{name}: X has {X.shape[1]} features, but KMeans is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        return xp, X
+
+    def predict(self, X):
+        """Index of the closest cluster center for each sample."""
+        xp, X = self._check_fitted(X, "predict")
+        return xp.argmin(_sq_distances(xp, X, self.cluster_centers_), axis=1)
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        return self.fit(X, sample_weight=sample_weight).labels_
+
+    def transform(self, X):
+        """Euclidean distances of each sample to every cluster center."""
+        xp, X = self._check_fitted(X, "transform")
+        return xp.sqrt(_sq_distances(xp, X, self.cluster_centers_))
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        return self.fit(X, sample_weight=sample_weight).transform(X)
+
+    def score(self, X, y=None, sample_weight=None):
+        """Opposite of the inertia of ``X`` on the fitted centers."""
+        xp, X = self._check_fitted(X, "score")
+        sw = self._weights(xp, X, sample_weight)
+        labels = xp.argmin(_sq_distances(xp, X, self.cluster_centers_), axis=1)
+        return -_inertia(xp, X, sw, self.cluster_centers_, labels)
+
+
+def _tolerance(xp, Xc, tol):
+    """scikit-learn's data-dependent tolerance: tol times the mean feature variance."""
+    if tol == 0:
+        return 0.0
+    return float(xp.mean(xp.mean(Xc * Xc, axis=0) - xp.mean(Xc, axis=0) ** 2)) * tol
+
+
+def _sq_distances(xp, X, centers, x_sq=None):
+    """||x - c||^2 for every sample and center by the quadratic expansion (one matmul)."""
+    if x_sq is None:
+        x_sq = xp.sum(X * X, axis=1)
+    c_sq = xp.sum(centers * centers, axis=1)
+    d = x_sq[:, None] - 2.0 * (X @ centers.T) + c_sq[None, :]
+    return xp.maximum(d, xp.zeros_like(d))
+
+
+def _inertia(xp, X, sw, centers, labels):
+    """Sum of weighted squared distances to the assigned centers (computed directly)."""
+    diff = X - xp.take(centers, labels, axis=0)
+    return float(xp.sum(sw * xp.sum(diff * diff, axis=1)))
+
+
+def _same(xp, labels1, labels2, k):
+    """Whether two labelings are the same clustering up to a permutation of labels."""
+    pairs = xp.astype(labels1, xp.int64) * k + xp.astype(labels2, xp.int64)
+    return int(xp.unique_values(pairs).shape[0]) == int(xp.unique_values(labels1).shape[0])
+
+
+def _lloyd(xp, Xc, x_sq, sw, centers, max_iter, tol, verbose):
+    """One k-means run (scikit-learn's _kmeans_single_lloyd)."""
+    k = centers.shape[0]
+    cluster_ids = xp.arange(k, device=_dev(Xc))
+    labels_old = None
+    strict = False
+    for i in range(max_iter):
+        labels = xp.argmin(_sq_distances(xp, Xc, centers, x_sq), axis=1)
+        member = xp.astype(labels[:, None] == cluster_ids[None, :], Xc.dtype)
+        sums = (member * sw[:, None]).T @ Xc  # every cluster's weighted sum in one reduction
+        changed = (
+            xp.ones_like(sw) if labels_old is None else xp.astype(labels != labels_old, sw.dtype)
+        )
+        stats = member.T @ xp.stack([sw, changed], axis=1)
+        weights, n_changed = stats[:, 0], float(xp.sum(stats[:, 1]))
+        if bool(xp.any(weights == 0)):
+            sums, weights = _relocate_empty(xp, Xc, x_sq, sw, centers, labels, sums, weights)
+        positive = weights > 0
+        safe = xp.where(positive, weights, xp.ones_like(weights))
+        centers_new = xp.where(positive[:, None], sums / safe[:, None], sums)
+        shift = float(xp.sum((centers_new - centers) ** 2))
+        if verbose:
+            print(f"Iteration {i}, inertia {_inertia(xp, Xc, sw, centers, labels)}.")
+        centers = centers_new
+        if labels_old is not None and n_changed == 0:
+            strict = True
+            break
+        if shift <= tol:
+            break
+        labels_old = labels
+    if not strict:  # labels must match the returned centers
+        labels = xp.argmin(_sq_distances(xp, Xc, centers, x_sq), axis=1)
+    return labels, _inertia(xp, Xc, sw, centers, labels), centers, i + 1
+
+
+def _relocate_empty(xp, Xc, x_sq, sw, centers, labels, sums, weights):
+    """scikit-learn's empty-cluster handling: each empty cluster takes the point farthest
+    from its assigned center (the farthest first), moved out of its old cluster."""
+    empty = [int(j) for j in range(weights.shape[0]) if float(weights[j]) == 0.0]
+    diff = Xc - xp.take(centers, labels, axis=0)
+    dist = xp.sum(diff * diff, axis=1)
+    far = xp.argsort(dist, descending=True, stable=True)[: len(empty)]
+    rows = xp.take(Xc, far, axis=0)
+    far_w = xp.take(sw, far)
+    far_lab = xp.take(labels, far)
+    sums = xp.asarray(sums, copy=True)
+    weights = xp.asarray(weights, copy=True)
+    for idx, new in enumerate(empty):
+        w, old = float(far_w[idx]), int(far_lab[idx])
+        sums[old, :] = sums[old, :] - rows[idx, :] * w
+        sums[new, :] = rows[idx, :] * w
+        weights[new] = w
+        weights[old] = weights[old] - w
+    return sums, weights
+
+
+def _dev(x):
+    from ._utils import device
+
+    return device(x)
+
+
+def _kmeans_plusplus(xp, Xc, x_sq, sw, k, rs):
+    """Greedy k-means++ (scikit-learn's _kmeans_plusplus) with distributed sampling."""
+    n = Xc.shape[0]
+    trials = 2 + int(math.log(k))
+    cdf = xp.cumulative_sum(sw)
+    u = rs.random_sample()  # what RandomState.choice(n, p=...) draws
+    first = int(xp.searchsorted(cdf / cdf[-1], _vec(xp, [u], cdf), side="right")[0])
+    centers = [xp.take(Xc, _vec(xp, [first], None, xp.int64), axis=0)]
+    closest = _sq_distances(xp, Xc, centers[0], x_sq)[:, 0]
+    pot = float(xp.sum(closest * sw))
+    for _ in range(1, k):
+        vals = rs.uniform(size=trials) * pot
+        cdf = xp.cumulative_sum(sw * closest)
+        ids = xp.searchsorted(cdf, _vec(xp, [float(v) for v in vals], cdf))
+        ids = xp.minimum(ids, xp.full_like(ids, n - 1))
+        cand = xp.take(Xc, ids, axis=0)
+        dist = xp.minimum(_sq_distances(xp, Xc, cand, x_sq), closest[:, None])
+        pots = sw @ dist  # one reduction for every candidate's potential
+        best = int(xp.argmin(pots))
+        pot = float(pots[best])
+        closest = dist[:, best]
+        centers.append(cand[best : best + 1, :])
+    return xp.concat(centers, axis=0)
+
+
+def _vec(xp, values, like, dtype=None):
+    dtype = like.dtype if dtype is None else dtype
+    return xp.asarray(values, dtype=dtype)
+
+
+def _choice_without_replacement(xp, sw, k, rs):
+    """RandomState.choice(n, k, replace=False, p=sw/sum(sw)), replayed with a distributed
+    cumulative sum: same draws, same indices."""
+    p = sw / xp.sum(sw)
+    found: list[int] = []
+    while len(found) < k:
+        u = rs.rand(k - len(found))
+        if found:
+            p[xp.asarray(found, dtype=xp.int64)] = 0.0
+        cdf = xp.cumulative_sum(p)
+        cdf = cdf / cdf[-1]
+        new = xp.searchsorted(cdf, _vec(xp, [float(v) for v in u], cdf), side="right")
+        seen = set()
+        for j in range(new.shape[0]):
+            v = int(new[j])
+            if v not in seen:
+                seen.add(v)
+                found.append(v)
+    return found

@@ -1,0 +1,107 @@
+"""xdist.ml.cluster.KMeans against scikit-learn on the same data: identical initial centers
+(an array, or the same seed for k-means++ and random seeding) give the same centers, labels,
+inertia and iteration count, for xdist inputs split along samples and for NumPy,
+array-api-strict and Torch inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import SIZE, distribute, uneven_counts
+from sklearn.cluster import KMeans as SKKMeans
+from sklearn.datasets import make_blobs
+
+import xdist
+from xdist.ml.cluster import KMeans
+
+
+def _np(a):
+    if hasattr(a, "to_numpy"):
+        return a.to_numpy()
+    if hasattr(a, "detach"):
+        return a.detach().numpy()
+    return np.asarray(a)
+
+
+def _data(n=60, d=3, k=4, seed=0):
+    X, _ = make_blobs(n, d, centers=k, cluster_std=1.5, random_state=seed)
+    return X
+
+
+def _inputs(X):
+    yield "xdist", distribute(X, 0)
+    yield "xdist-uneven", distribute(X, 0, uneven_counts(X.shape[0], SIZE))
+    yield "numpy", X
+
+
+def _check(ours, sk, rtol=1e-6):
+    np.testing.assert_allclose(
+        _np(ours.cluster_centers_), sk.cluster_centers_, rtol=1e-9, atol=1e-9
+    )
+    np.testing.assert_array_equal(_np(ours.labels_), sk.labels_)
+    assert abs(ours.inertia_ - sk.inertia_) <= rtol * sk.inertia_
+    assert ours.n_iter_ == sk.n_iter_
+
+
+@pytest.mark.parametrize("init", ["array", "k-means++", "random"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_matches_sklearn(init, seed):
+    X = _data(seed=seed)
+    kw = {"random_state": seed, "n_init": 2}
+    if init == "array":
+        kw = {"n_init": 1}
+        init = X[[0, 10, 20, 30]]
+    sk = SKKMeans(4, init=init, **kw).fit(X)
+    for _, xin in _inputs(X):
+        ours = KMeans(4, init=init, **kw).fit(xin)
+        _check(ours, sk)
+        if isinstance(xin, xdist.Array):
+            assert ours.labels_.split == 0 and ours.cluster_centers_.split is None
+
+
+def test_predict_transform_score_and_weights():
+    X = _data(n=40)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, 40)
+    sk = SKKMeans(3, random_state=0, n_init=1).fit(X, sample_weight=w)
+    x = distribute(X, 0, uneven_counts(40, SIZE))
+    ours = KMeans(3, random_state=0, n_init=1).fit(x, sample_weight=distribute(w, 0))
+    _check(ours, sk)
+    np.testing.assert_array_equal(_np(ours.predict(x)), sk.predict(X))
+    np.testing.assert_allclose(_np(ours.transform(x)), sk.transform(X), rtol=1e-9, atol=1e-9)
+    assert ours.score(x) == pytest.approx(sk.score(X), rel=1e-9)
+    np.testing.assert_array_equal(_np(ours.fit_predict(x)), sk.fit_predict(X))
+
+
+def test_empty_cluster_is_relocated_like_sklearn():
+    X = _data(n=30, k=2)
+    init = np.vstack([X[:2], [[100.0, 100.0, 100.0]]])  # the far center gets no points
+    sk = SKKMeans(3, init=init, n_init=1).fit(X)
+    ours = KMeans(3, init=init, n_init=1).fit(distribute(X, 0))
+    _check(ours, sk)
+
+
+def test_other_namespaces():
+    X = _data(n=30)
+    init = X[[0, 5, 10, 15]]
+    sk = SKKMeans(4, init=init, n_init=1).fit(X)
+    import array_api_strict as strict
+
+    ours = KMeans(4, init=strict.asarray(init)).fit(strict.asarray(X))
+    assert type(ours.cluster_centers_) is type(strict.asarray(X))
+    np.testing.assert_allclose(np.asarray(ours.cluster_centers_), sk.cluster_centers_, rtol=1e-9)
+    torch = pytest.importorskip("torch")
+    ours = KMeans(4, init=torch.asarray(init)).fit(torch.asarray(X))
+    assert isinstance(ours.cluster_centers_, torch.Tensor)
+    _check(ours, sk)
+
+
+def test_bad_parameters_raise_before_work():
+    X = distribute(_data(n=10), 0)
+    with xdist.count_collectives() as counts:
+        with pytest.raises(ValueError, match="n_clusters=11"):
+            KMeans(11).fit(X)
+        with pytest.raises(TypeError, match="max_iter"):
+            KMeans(2, max_iter=1.5).fit(X)
+        with pytest.raises(ValueError, match="init"):
+            KMeans(2, init="bogus").fit(X)
+    assert not counts
