@@ -1,0 +1,107 @@
+"""xdist.ml.linear_model.Lasso against scikit-learn's Lasso on the same data and tol: both
+descent paths (Gram and residual updates), positive, no intercept, warm start, for xdist
+inputs split along samples and NumPy, array-api-strict and Torch inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import SIZE, distribute, uneven_counts
+from sklearn.datasets import make_regression
+from sklearn.linear_model import Lasso as SKLasso
+
+import xdist
+from xdist.ml.linear_model import Lasso
+
+
+def _np(a):
+    if hasattr(a, "to_numpy"):
+        return a.to_numpy()
+    if hasattr(a, "detach"):
+        return a.detach().numpy()
+    return np.asarray(a)
+
+
+def _data(n=50, p=8, seed=0):
+    return make_regression(n, p, n_informative=4, noise=2.0, random_state=seed)
+
+
+def _check(ours, sk):
+    scale = np.abs(sk.coef_).max()
+    np.testing.assert_allclose(_np(ours.coef_), sk.coef_, rtol=1e-6, atol=1e-6 * scale)
+    assert float(ours.intercept_) == pytest.approx(sk.intercept_, rel=1e-6, abs=1e-9)
+    assert ours.n_iter_ == sk.n_iter_
+
+
+@pytest.mark.parametrize("precompute", [False, True, "auto"])
+@pytest.mark.parametrize("alpha", [0.1, 3.0])
+@pytest.mark.parametrize("positive", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_matches_sklearn(precompute, alpha, positive, fit_intercept):
+    X, y = _data()
+    kw = dict(alpha=alpha, positive=positive, fit_intercept=fit_intercept, tol=1e-8)
+    sk = SKLasso(**kw).fit(X, y)
+    counts = uneven_counts(X.shape[0], SIZE)
+    for xin, yin in [(distribute(X, 0), distribute(y, 0)), (X, y)]:
+        ours = Lasso(precompute=precompute, **kw).fit(xin, yin)
+        _check(ours, sk)
+    x, yy = distribute(X, 0, counts), distribute(y, 0, counts)
+    ours = Lasso(precompute=precompute, **kw).fit(x, yy)
+    _check(ours, sk)
+    assert ours.coef_.split is None
+    pred = ours.predict(x)
+    assert pred.split == 0
+    np.testing.assert_allclose(_np(pred), sk.predict(X), rtol=1e-6, atol=1e-6)
+    assert ours.score(x, yy) == pytest.approx(sk.score(X, y), rel=1e-9)
+
+
+def test_gram_path_is_one_reduction_per_fit():
+    X, y = _data(n=40, p=5)
+    x, yy = distribute(X, 0), distribute(y, 0)
+    with xdist.count_collectives() as gram:
+        Lasso(alpha=0.5, precompute=True, tol=1e-8).fit(x, yy)
+    with xdist.count_collectives() as resid:
+        Lasso(alpha=0.5, precompute=False, tol=1e-8).fit(x, yy)
+    # Gram: the means, finiteness checks and one [X y].T @ [X y]; no per-coordinate messages.
+    assert sum(gram.values()) < 12
+    if SIZE > 1:  # residual updates: one allreduce per coordinate update
+        assert sum(resid.values()) > sum(gram.values()) + 5 * 3
+
+
+def test_warm_start_and_random_selection():
+    X, y = _data()
+    x, yy = distribute(X, 0), distribute(y, 0)
+    sk = SKLasso(alpha=0.5, tol=1e-10).fit(X, y)
+    est = Lasso(alpha=0.5, tol=1e-10, warm_start=True).fit(x, yy)
+    est.fit(x, yy)
+    assert est.n_iter_ <= 2
+    np.testing.assert_allclose(_np(est.coef_), sk.coef_, rtol=1e-6, atol=1e-6)
+    rnd = Lasso(alpha=0.5, tol=1e-12, selection="random", random_state=0).fit(x, yy)
+    np.testing.assert_allclose(_np(rnd.coef_), sk.coef_, rtol=1e-6, atol=1e-6)
+
+
+def test_other_namespaces():
+    import array_api_strict as strict
+
+    X, y = _data(n=30, p=4)
+    sk = SKLasso(alpha=0.2, tol=1e-8).fit(X, y)
+    ours = Lasso(alpha=0.2, tol=1e-8).fit(strict.asarray(X), strict.asarray(y))
+    assert type(ours.coef_) is type(strict.asarray(X))
+    _check(ours, sk)
+    torch = pytest.importorskip("torch")
+    ours = Lasso(alpha=0.2, tol=1e-8).fit(torch.asarray(X), torch.asarray(y))
+    assert isinstance(ours.coef_, torch.Tensor)
+    _check(ours, sk)
+
+
+def test_bad_parameters_raise_before_communication():
+    X, y = _data(n=10, p=3)
+    x, yy, y5 = distribute(X, 0), distribute(y, 0), distribute(y[:5], 0)
+    with xdist.count_collectives() as counts:
+        with pytest.raises(ValueError, match="alpha"):
+            Lasso(alpha=-1.0).fit(x, yy)
+        with pytest.raises(ValueError, match="selection"):
+            Lasso(selection="bogus").fit(x, yy)
+        with pytest.raises(ValueError, match="inconsistent"):
+            Lasso().fit(x, y5)
+    assert not counts
