@@ -16,7 +16,14 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
-from ._utils import check_2d, check_finite, check_int, check_real, namespace
+from ._utils import (
+    check_features,
+    check_finite,
+    check_int,
+    check_real,
+    validate_weights,
+    validate_X,
+)
 
 __all__ = ["KMeans"]
 
@@ -85,11 +92,10 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None, sample_weight=None):
         """Compute k-means clustering of ``X`` (samples x features)."""
-        xp = namespace(X)
-        X = check_2d(xp, X, "KMeans.fit", finite=False)
+        xp, X = validate_X(X, "KMeans.fit", finite=False)
         k, n_init = self._check_params(xp, X)
         X = check_finite(xp, X, "KMeans.fit")
-        sw = self._weights(xp, X, sample_weight)
+        sw = validate_weights(xp, sample_weight, X, "KMeans.fit")
         rs = check_random_state(self.random_state)
         x_mean = xp.mean(X, axis=0)
         Xc = X - x_mean  # centered, as scikit-learn does, for accurate expansions
@@ -110,19 +116,6 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self._n_features_out = k
         return self
-
-    def _weights(self, xp, X, sample_weight):
-        ones = xp.ones_like(X[:, 0])  # laid out like the samples
-        if sample_weight is None:
-            return ones
-        if isinstance(sample_weight, (int, float)):
-            return ones * float(sample_weight)
-        if tuple(sample_weight.shape) != (X.shape[0],):
-            raise ValueError(
-                f"KMeans: sample_weight.shape == {tuple(sample_weight.shape)}, "
-                f"expected {(X.shape[0],)}"
-            )
-        return xp.astype(sample_weight, X.dtype) * ones
 
     def _init_centroids(self, xp, X, Xc, x_mean, x_sq, sw, rs):
         k, init = self.n_clusters, self.init
@@ -146,13 +139,8 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             raise NotFittedError(
                 f"This KMeans instance is not fitted yet. Call 'fit' before '{name}'."
             )
-        xp = namespace(X)
-        X = check_2d(xp, X, f"KMeans.{name}")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"KMeans.{name}: X has {X.shape[1]} features, but KMeans is expecting "
-                f"{self.n_features_in_} features as input."
-            )
+        xp, X = validate_X(X, f"KMeans.{name}")
+        check_features(X, self.n_features_in_, "KMeans", name)
         return xp, X
 
     def predict(self, X):
@@ -174,7 +162,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
     def score(self, X, y=None, sample_weight=None):
         """Opposite of the inertia of ``X`` on the fitted centers."""
         xp, X = self._check_fitted(X, "score")
-        sw = self._weights(xp, X, sample_weight)
+        sw = validate_weights(xp, sample_weight, X, "KMeans.score")
         labels = xp.argmin(_sq_distances(xp, X, self.cluster_centers_), axis=1)
         return -_inertia(xp, X, sw, self.cluster_centers_, labels)
 

@@ -21,7 +21,16 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
 
-from ._utils import as_float, check_2d, check_finite, check_int, check_real, device, namespace
+from ._utils import (
+    check_features,
+    check_finite,
+    check_int,
+    check_real,
+    device,
+    validate_weights,
+    validate_X,
+    validate_y,
+)
 
 __all__ = ["Lasso"]
 
@@ -71,20 +80,21 @@ class Lasso(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None, check_input=True):
         """Fit the model by coordinate descent."""
-        xp = namespace(X, y)
-        X = check_2d(xp, X, "Lasso.fit", finite=False)
-        y = as_float(xp, y, "Lasso.fit: y", ndim=1)
+        xp, X = validate_X(X, "Lasso.fit", finite=False)
+        y = validate_y(xp, y, "Lasso.fit")
         if y.shape[0] != X.shape[0]:
             raise ValueError(
                 f"Lasso.fit: X and y have inconsistent numbers of samples: "
                 f"{X.shape[0]} != {y.shape[0]}"
             )
-        if sample_weight is not None:
-            raise NotImplementedError("Lasso.fit: sample_weight is not supported")
         self._check_params()
         X, y = check_finite(xp, X, "Lasso.fit"), check_finite(xp, y, "Lasso.fit: y")
         y = xp.astype(y, X.dtype)
         n, p = X.shape
+        sw = None
+        if sample_weight is not None:  # rescaled to sum to n, as scikit-learn does
+            sw = validate_weights(xp, sample_weight, X, "Lasso.fit")
+            sw = sw * (n / float(xp.sum(sw)))
         if self.alpha == 0:
             warnings.warn(
                 "With alpha=0, this algorithm does not converge well. "
@@ -92,8 +102,14 @@ class Lasso(RegressorMixin, BaseEstimator):
                 stacklevel=2,
             )
         if self.fit_intercept:
-            x_mean, y_mean = xp.mean(X, axis=0), xp.mean(y)
+            if sw is None:
+                x_mean, y_mean = xp.mean(X, axis=0), xp.mean(y)
+            else:
+                x_mean, y_mean = (sw @ X) / n, xp.sum(sw * y) / n
             X, y = X - x_mean, y - y_mean
+        if sw is not None:  # weighted least squares: rows scaled by sqrt(weight)
+            root = xp.sqrt(sw)
+            X, y = X * root[:, None], y * root
         w0 = [0.0] * p
         if self.warm_start and hasattr(self, "coef_") and self.coef_.shape == (p,):
             w0 = [float(self.coef_[j]) for j in range(p)]
@@ -123,24 +139,18 @@ class Lasso(RegressorMixin, BaseEstimator):
         """``X @ coef_ + intercept_``."""
         if not hasattr(self, "coef_"):
             raise NotFittedError("This Lasso instance is not fitted yet. Call 'fit' first.")
-        xp = namespace(X)
-        X = check_2d(xp, X, "Lasso.predict")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"Lasso.predict: X has {X.shape[1]} features, but Lasso is expecting "
-                f"{self.n_features_in_} features as input."
-            )
+        _, X = validate_X(X, "Lasso.predict")
+        check_features(X, self.n_features_in_, "Lasso", "predict")
         return X @ self.coef_ + self.intercept_
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2 of the prediction."""
-        if sample_weight is not None:
-            raise NotImplementedError("Lasso.score: sample_weight is not supported")
-        xp = namespace(X, y)
-        y = as_float(xp, y, "Lasso.score: y", ndim=1)
+        xp, X = validate_X(X, "Lasso.score")
+        y = validate_y(xp, y, "Lasso.score")
+        sw = validate_weights(xp, sample_weight, X, "Lasso.score")
         resid = y - self.predict(X)
-        dev = y - xp.mean(y)
-        ss_res, ss_tot = float(xp.sum(resid * resid)), float(xp.sum(dev * dev))
+        dev = y - xp.sum(sw * y) / xp.sum(sw)
+        ss_res, ss_tot = float(xp.sum(sw * resid * resid)), float(xp.sum(sw * dev * dev))
         if ss_tot == 0.0:
             return 1.0 if ss_res == 0.0 else 0.0
         return 1.0 - ss_res / ss_tot

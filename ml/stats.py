@@ -14,7 +14,7 @@ import math
 
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
-from ._utils import as_float, check_2d, check_int, namespace
+from ._utils import as_float, check_features, check_int, namespace, validate_X
 
 __all__ = ["Moments", "mean", "var", "std", "skew", "kurtosis", "moment"]
 
@@ -182,8 +182,7 @@ class Moments(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def partial_fit(self, X, y=None):
         """Merge the statistics of the batch ``X`` into the running ones."""
         order = self._validate_params()
-        xp = namespace(X)
-        X = check_2d(xp, X, "Moments.partial_fit")
+        xp, X = validate_X(X, "Moments.partial_fit")
         nb = X.shape[0]
         cb, mub, central = _central_parts(xp, X, 0, order)
         sums_b = [c * nb for c in central]  # central sums M2.. of the batch
@@ -194,11 +193,7 @@ class Moments(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             self._shift = cb
             n, m, sums = nb, mub, sums_b
         else:
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(
-                    f"Moments.partial_fit: X has {X.shape[1]} features, "
-                    f"but this estimator was fitted with {self.n_features_in_}"
-                )
+            check_features(X, self.n_features_in_, "Moments", "partial_fit")
             mb = (cb - self._shift) + mub
             n, m, sums = _pebay_merge(self.n_samples_seen_, self._dmean, self._sums, nb, mb, sums_b)
         self.n_samples_seen_, self._dmean, self._sums = n, m, sums
@@ -218,12 +213,12 @@ class Moments(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def transform(self, X, copy=None):
         """Standardize: ``(X - mean_) / scale_``."""
-        self._check_fitted(X, "transform")
+        X = self._check_fitted(X, "transform")
         return (X - self.mean_) / self.scale_
 
     def inverse_transform(self, X, copy=None):
         """Undo ``transform``: ``X * scale_ + mean_``."""
-        self._check_fitted(X, "inverse_transform")
+        X = self._check_fitted(X, "inverse_transform")
         return X * self.scale_ + self.mean_
 
     def _check_fitted(self, X, name):
@@ -231,13 +226,9 @@ class Moments(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         if not hasattr(self, "mean_"):
             raise NotFittedError("This Moments instance is not fitted yet; call 'fit' first.")
-        xp = namespace(X)
-        X = as_float(xp, X, f"Moments.{name}", ndim=2)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"Moments.{name}: X has {X.shape[1]} features, "
-                f"but this estimator was fitted with {self.n_features_in_}"
-            )
+        _, X = validate_X(X, f"Moments.{name}")
+        check_features(X, self.n_features_in_, "Moments", name)
+        return X
 
 
 def _pebay_merge(na, ma, sa, nb, mb, sb):
