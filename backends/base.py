@@ -146,3 +146,43 @@ class BackendBase:
     def native_device(self, device: Device) -> Any:
         """The library's own device object for ``device``."""
         return str(device)
+
+    # -- transport buffers (the redistribution layer's interface to MPI) -------------------
+    def to_buffer(self, block: Any, cuda_aware: bool) -> Any:
+        """What the transport sends for ``block``: with a CUDA-aware MPI and a GPU block, a
+        ``DeviceBuffer`` of the contiguous device array (device work synchronized first, so
+        MPI never reads memory a kernel is still writing); otherwise ``to_host(block)``."""
+        from xdist._comm import DeviceBuffer
+
+        device = self.device_of(block)
+        if not cuda_aware or device.kind == "cpu":
+            return self.to_host(block)
+        data = self.device_contiguous(block)
+        self.synchronize(device)
+        return DeviceBuffer(data, self)
+
+    def from_buffer(self, buf: Any, device: Device | None) -> Any:
+        """A block on ``device`` from what the transport returned (host array or buffer)."""
+        from xdist._comm import DeviceBuffer
+
+        if isinstance(buf, DeviceBuffer):
+            return buf.data
+        return self.from_host(buf, device)
+
+    def empty_buffer(self, n: int, dtype: np.dtype, like: Any) -> Any:
+        """A flat receive ``DeviceBuffer`` of ``n`` elements on ``like``'s device."""
+        from xdist._comm import DeviceBuffer
+
+        return DeviceBuffer(self.empty((n,), dtype, self.device_of(like.data)), self)
+
+    def device_contiguous(self, block: Any) -> Any:
+        """``block`` as a C-contiguous array on its own device (no copy where it is one)."""
+        raise NotImplementedError(f"the {self.name} backend has no device buffers")
+
+    def synchronize(self, device: Device) -> None:
+        """Wait for the work queued on ``device`` (nothing to wait for on the CPU)."""
+
+    def move_block(self, block: Any, device: Device) -> Any:
+        """``block`` copied to another ``device`` of this backend (through the host here;
+        libraries with a direct copy override it)."""
+        return self.from_host(self.to_host(block).copy(), device)

@@ -1,8 +1,8 @@
 """The CuPy backend: blocks are ``cupy.ndarray`` on a CUDA device.
 
 Deviations from the generic backend: CUDA devices only, and how a block reaches MPI: it is
-synchronized and staged through pinned host memory (the CUDA-aware path that hands device
-buffers to MPI directly belongs to the transport and comes with the backend issue).
+synchronized and staged through pinned host memory, or, with a CUDA-aware MPI, handed to MPI
+in place (``to_buffer``, a contiguous device array after the device is synchronized).
 """
 
 from __future__ import annotations
@@ -78,6 +78,16 @@ class CuPyBackend(BackendBase):
         dev = self.default_device() if device is None else device
         with self.native_device(dev):
             return cupy.asarray(array)
+
+    # -- transport buffers (see BackendBase.to_buffer) -------------------------------------
+    def device_contiguous(self, block: cupy.ndarray) -> cupy.ndarray:
+        if block.flags.c_contiguous:
+            return block
+        with block.device:
+            return block.copy(order="C")
+
+    def synchronize(self, device: Device) -> None:
+        cupy.cuda.Device(device.index).synchronize()
 
 
 def backend() -> CuPyBackend:

@@ -93,6 +93,17 @@ class TorchBackend(BackendBase):
             return tensor
         return tensor.to(self.native_device(device), non_blocking=False)
 
+    # -- transport buffers (see BackendBase.to_buffer) -------------------------------------
+    def device_contiguous(self, block: torch.Tensor) -> torch.Tensor:
+        return block.detach().resolve_conj().resolve_neg().contiguous()
+
+    def synchronize(self, device: Device) -> None:
+        if device.kind == "cuda":
+            torch.cuda.synchronize(self.native_device(device))
+
+    def move_block(self, block: torch.Tensor, device: Device) -> torch.Tensor:
+        return block.to(self.native_device(device), copy=True)
+
 
 def backend() -> TorchBackend:
     return TorchBackend()

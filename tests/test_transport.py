@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import RANK, comm_params
+from fake_device import FakeGPUBackend, device_buffer
+from helpers import _COMMS, RANK, comm_params
 
 import xdist
-from xdist._comm import ReduceOp
+from xdist._comm import DeviceBuffer, ReduceOp, SelfComm
 
 
 @comm_params
@@ -171,3 +172,62 @@ def test_bad_op_raises_before_communicating():
 
 def test_world_is_default():
     assert xdist.default_comm().rank == RANK
+
+
+# -- device buffers (a CUDA-aware MPI), with a fake device ---------------------------------------
+# The fake device's arrays refuse np.asarray: these tests prove the transport hands device
+# buffers to MPI as they are and allocates receive buffers through the backend.
+
+_MPI_COMMS = {k: c for k, c in _COMMS.items() if not isinstance(c, SelfComm)}
+mpi_comm_params = pytest.mark.parametrize("comm", list(_MPI_COMMS.values()), ids=list(_MPI_COMMS))
+
+
+@mpi_comm_params
+@pytest.mark.parametrize("dtype", ["float64", "int32", "complex128", "bool"])
+def test_device_buffer_collectives(comm, dtype):
+    backend = FakeGPUBackend()
+    me, size = comm.rank, comm.size
+    counts = [(r * 2) % 3 for r in range(size)]
+    parts = [(np.arange(c) + r).astype(dtype) for r, c in enumerate(counts)]
+    got = comm.allgatherv(device_buffer(parts[me], backend), counts)
+    assert isinstance(got, DeviceBuffer) and got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got.data.download(), np.concatenate(parts))
+
+    sendcounts = [me + s + 1 for s in range(size)]
+    send = np.concatenate([np.full(c, 10 * me + d) for d, c in enumerate(sendcounts)])
+    recvcounts = [s + me + 1 for s in range(size)]
+    got = comm.alltoallv(device_buffer(send.astype(dtype), backend), sendcounts, recvcounts)
+    expected = np.concatenate([np.full(c, 10 * s + me) for s, c in enumerate(recvcounts)])
+    np.testing.assert_array_equal(got.data.download(), expected.astype(dtype))
+
+    got = comm.sendrecv(
+        device_buffer(np.full(3, me).astype(dtype), backend), (me + 1) % size, 3, (me - 1) % size
+    )
+    np.testing.assert_array_equal(got.data.download(), np.full(3, (me - 1) % size).astype(dtype))
+    assert backend.calls["empty_buffer"] == 3 and backend.calls["to_host"] == 0
+
+
+@mpi_comm_params
+def test_device_buffer_bcast_in_place_and_chunked(comm):
+    backend = FakeGPUBackend()
+    buf = device_buffer(np.arange(7.0) if comm.rank == 0 else np.zeros(7), backend)
+    with xdist.config_context(max_message_elements=2):
+        out = comm.bcast(buf, 0)
+        got = comm.alltoallv(
+            device_buffer(np.arange(5.0 * comm.size), backend), [5] * comm.size, [5] * comm.size
+        )
+    assert out is buf
+    np.testing.assert_array_equal(buf.data.download(), np.arange(7.0))
+    np.testing.assert_array_equal(
+        got.data.download(), np.tile(np.arange(5.0) + 5 * comm.rank, comm.size)
+    )
+
+
+@mpi_comm_params
+def test_device_buffer_reductions_are_staged(comm):
+    """Reductions run NumPy ops on the host, so a device buffer goes through the backend's
+    staging (to_host / from_host) and comes back as a device buffer."""
+    backend = FakeGPUBackend()
+    got = comm.allreduce(device_buffer(np.full(4, comm.rank + 1.0), backend), "max")
+    assert isinstance(got, DeviceBuffer) and backend.calls["to_host"] == 1
+    np.testing.assert_array_equal(got.data.download(), np.full(4, float(comm.size)))

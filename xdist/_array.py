@@ -171,9 +171,20 @@ class Array:
         return self._local.__dlpack_device__()
 
     def to_device(self, device, /, *, stream=None) -> Array:
-        if device != self.device and str(device) != str(self.device):
-            raise ValueError(f"to_device: cannot move an array on {self.device} to {device!r}")
-        return self
+        """The array on ``device`` (a Device of this array's backend or its name, such as
+        ``"cpu"`` or ``"cuda:1"``): each rank copies its block, no message is sent."""
+        from .backends import Device
+
+        if isinstance(device, Device) and device.backend != self._backend.name:
+            raise ValueError(
+                f"to_device: {device!r} is a device of the {device.backend} backend; this "
+                f"array's backend is {self._backend.name}"
+            )
+        target = self._backend.check_device(device, "to_device")
+        if target == self.device:
+            return self
+        local = self._backend.move_block(self._local, target)
+        return Array._new(local, self._layout, self._comm, self._backend)
 
     # -- Python scalars (collective: every rank gets the owner's value) ---------------------
     def _scalar(self, kind: str) -> Any:

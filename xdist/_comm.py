@@ -2,23 +2,26 @@
 
 Every distributed algorithm in xdist talks to other ranks only through a ``Communicator``.
 Array data travels as contiguous NumPy buffers (the backends stage device memory through
-them); nothing here pickles an array. ``MPIComm`` (in ``_mpi``) implements the protocol on
-mpi4py; ``SelfComm`` implements it for one process with plain copies, so xdist works on a
-machine with no MPI library at all.
+them) or, when the MPI library is CUDA-aware, as ``DeviceBuffer``s wrapping contiguous device
+arrays that MPI reads and writes in place; nothing here pickles an array. ``MPIComm`` (in
+``_mpi``) implements the protocol on mpi4py; ``SelfComm`` implements it for one process
+with plain copies, so xdist works on a machine with no MPI library at all.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 __all__ = [
     "Communicator",
+    "DeviceBuffer",
     "SelfComm",
     "ReduceOp",
     "BUILTIN_OPS",
@@ -41,6 +44,40 @@ class ReduceOp:
     name: str
     record: int
     combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceBuffer:
+    """A flat, contiguous device array handed to a CUDA-aware MPI as it is, and its backend.
+
+    The transport never converts ``data`` to NumPy: it slices it, passes it to MPI (mpi4py
+    reads ``__cuda_array_interface__`` or DLPack) and asks ``backend.empty_buffer`` for
+    receive buffers on the same device. ``backend.to_buffer`` makes one after synchronizing
+    the device, so MPI never reads memory that a kernel is still writing.
+    """
+
+    data: Any
+    backend: Any
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.backend.dtype_of(self.data)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.data.shape)
+
+    def flat(self) -> DeviceBuffer:
+        return DeviceBuffer(self.data.reshape(-1), self.backend)
+
+    def empty(self, n: int) -> DeviceBuffer:
+        """A flat receive buffer of ``n`` elements of this dtype on this buffer's device."""
+        return self.backend.empty_buffer(n, self.dtype, self)
+
+
+def buffer_size(buf: Any) -> int:
+    """Elements in a host ndarray or a ``DeviceBuffer`` (no conversion of device memory)."""
+    return buf.size if isinstance(buf, DeviceBuffer) else int(np.size(buf))
 
 
 def reduce_local(a: np.ndarray, b: np.ndarray, op: str | ReduceOp) -> np.ndarray:
@@ -115,6 +152,15 @@ class Communicator(Protocol):
     @property
     def size(self) -> int: ...
 
+    @property
+    def cuda_aware(self) -> bool:
+        """Whether collectives take ``DeviceBuffer``s (a CUDA-aware MPI); else host only."""
+        ...
+
+    def node_rank(self) -> int:
+        """This rank's position among the ranks of its node (collective on first call)."""
+        ...
+
     def barrier(self) -> None: ...
 
     def bcast(self, buf: np.ndarray, root: int) -> np.ndarray:
@@ -164,9 +210,13 @@ class SelfComm:
 
     rank = 0
     size = 1
+    cuda_aware = False  # one process: nothing to send, so blocks never need a device buffer
 
     def __repr__(self) -> str:
         return "SelfComm()"
+
+    def node_rank(self) -> int:
+        return 0
 
     def barrier(self) -> None:
         _counter.record("barrier")

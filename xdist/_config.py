@@ -11,6 +11,9 @@ Settings (environment variable in brackets):
 - ``comm`` [``XDIST_COMM=self|world``]: the default communicator. ``world`` (the default when
   mpi4py and an MPI library are importable) is ``MPI.COMM_WORLD``; ``self`` is the
   one-process communicator that needs no MPI at all.
+- ``cuda_aware`` [``XDIST_CUDA_AWARE=0|1``]: whether MPI may be handed device buffers.
+  ``None`` (the default, or the variable unset / ``auto``) asks the MPI library; ``True`` or
+  ``False`` overrides the answer (see docs/backends.md).
 """
 
 from __future__ import annotations
@@ -48,10 +51,22 @@ def _env_split(name: str) -> int | None:
         raise ValueError(f"{name}: expected an axis or 'none', got {value!r}") from None
 
 
+def _env_flag(name: str) -> bool | None:
+    value = os.environ.get(name, "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    if value in ("1", "true", "yes"):
+        return True
+    if value in ("0", "false", "no"):
+        return False
+    raise ValueError(f"{name}: expected 0, 1 or auto, got {value!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     max_message_elements: int
     default_split: int | None
+    cuda_aware: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_message_elements, int) or self.max_message_elements < 1:
@@ -68,11 +83,16 @@ class Config:
             raise TypeError(
                 f"set_config: default_split must be an int or None, got {self.default_split!r}"
             )
+        if self.cuda_aware is not None and not isinstance(self.cuda_aware, bool):
+            raise TypeError(
+                f"set_config: cuda_aware must be True, False or None, got {self.cuda_aware!r}"
+            )
 
 
 _config = Config(
     max_message_elements=_env_int("XDIST_MAX_MESSAGE_ELEMENTS", _INT32_MAX),
     default_split=_env_split("XDIST_DEFAULT_SPLIT"),
+    cuda_aware=_env_flag("XDIST_CUDA_AWARE"),
 )
 
 

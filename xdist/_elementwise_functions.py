@@ -13,6 +13,7 @@ from typing import Any
 from . import _array
 from ._broadcast import align_block, broadcast_shapes, output_layout
 from ._dtypes import check_category
+from ._validation import check_same_context
 
 _SCALARS = (bool, int, float, complex)
 
@@ -100,15 +101,8 @@ def _check_operand(x: Any, func: str, name: str) -> None:
 
 
 def _context(arrays: list[_array.Array], func: str):
-    first = arrays[0]
-    for a in arrays[1:]:
-        if a._comm is not first._comm:
-            raise ValueError(f"{func}: the arrays live on different communicators")
-        if a._backend is not first._backend or a.device != first.device:
-            raise ValueError(
-                f"{func}: the arrays are on different devices: {first.device} and {a.device}"
-            )
-    return first._comm, first._backend
+    check_same_context([(a, f"operand {k}") for k, a in enumerate(arrays)], func)
+    return arrays[0]._comm, arrays[0]._backend
 
 
 def apply_elementwise(func: str, local_fn, operands: list[Any]) -> _array.Array:

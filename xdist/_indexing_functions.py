@@ -17,7 +17,7 @@ from . import _array
 from ._array_indexing import agree, fetch, gather, normalize_block
 from ._broadcast import align_block, output_layout
 from ._layout import Layout
-from ._validation import check_array, normalize_axis
+from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["take", "take_along_axis"]
 
@@ -26,12 +26,7 @@ def _check_indices(x: _array.Array, indices: Any, func: str) -> None:
     check_array(indices, func, "indices")
     if indices.dtype.kind not in "iu":
         raise TypeError(f"{func}: indices must have an integer dtype, got {indices.dtype}")
-    if indices._comm is not x._comm:
-        raise ValueError(f"{func}: x and indices live on different communicators")
-    if indices.device != x.device:
-        raise ValueError(
-            f"{func}: x and indices are on different devices: {x.device} and {indices.device}"
-        )
+    check_same_context([(x, "x"), (indices, "indices")], func)
 
 
 def take(x: _array.Array, indices: _array.Array, /, *, axis: int | None = None) -> _array.Array:

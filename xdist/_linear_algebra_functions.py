@@ -54,7 +54,7 @@ from ._broadcast import broadcast_shapes
 from ._dtypes import check_category
 from ._layout import Layout, balanced_counts
 from ._redistribute import redistribute_block
-from ._validation import check_array, normalize_axis
+from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -212,10 +212,7 @@ def choose_plan(
 def _check_operands(x1: Any, x2: Any) -> None:
     check_array(x1, "matmul", "x1")
     check_array(x2, "matmul", "x2")
-    if x1._comm is not x2._comm:
-        raise ValueError("matmul: x1 and x2 live on different communicators")
-    if x1._backend is not x2._backend or x1.device != x2.device:
-        raise ValueError(f"matmul: x1 and x2 are on different devices: {x1.device} and {x2.device}")
+    check_same_context([(x1, "x1"), (x2, "x2")], "matmul")
     for x, name in ((x1, "x1"), (x2, "x2")):
         if x.ndim == 0:
             raise ValueError(f"matmul: {name} must be at least 1-D, got a 0-d array")
@@ -292,10 +289,7 @@ def _check_pair(x1: Any, x2: Any, func: str) -> None:
     """Both operands are numeric xdist arrays on one communicator and device."""
     check_array(x1, func, "x1")
     check_array(x2, func, "x2")
-    if x1._comm is not x2._comm:
-        raise ValueError(f"{func}: x1 and x2 live on different communicators")
-    if x1._backend is not x2._backend or x1.device != x2.device:
-        raise ValueError(f"{func}: x1 and x2 are on different devices: {x1.device} and {x2.device}")
+    check_same_context([(x1, "x1"), (x2, "x2")], func)
     check_category(x1.dtype, "numeric", func, "x1")
     check_category(x2.dtype, "numeric", func, "x2")
 

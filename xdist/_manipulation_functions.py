@@ -35,7 +35,7 @@ from ._manipulation_more import (
     unstack,
 )
 from ._redistribute import exchange_boxes, gather_block, redistribute_block, slice_replicated
-from ._validation import check_array, normalize_axes, normalize_axis
+from ._validation import check_array, check_same_context, normalize_axes, normalize_axis
 
 __all__ = [
     "broadcast_arrays",
@@ -285,12 +285,7 @@ def _check_arrays(arrays: Any, func: str) -> list[Array]:
         raise ValueError(f"{func}: arrays must hold at least one array")
     for k, a in enumerate(arrays):
         check_array(a, func, f"arrays[{k}]")
-    first = arrays[0]
-    for k, a in enumerate(arrays[1:], start=1):
-        if a._comm is not first._comm:
-            raise ValueError(f"{func}: arrays[{k}] lives on a different communicator")
-        if a._backend is not first._backend or a.device != first.device:
-            raise ValueError(f"{func}: arrays[{k}] is on {a.device}, arrays[0] on {first.device}")
+    check_same_context([(a, f"arrays[{k}]") for k, a in enumerate(arrays)], func)
     return list(arrays)
 
 

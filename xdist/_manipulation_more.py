@@ -38,7 +38,7 @@ from ._broadcast import align_block, output_layout
 from ._broadcast import broadcast_shapes as _broadcast_shapes
 from ._layout import Layout
 from ._redistribute import exchange_boxes, gather_block, redistribute_block
-from ._validation import check_array, normalize_axes, normalize_axis
+from ._validation import check_array, check_same_context, normalize_axes, normalize_axis
 
 __all__ = [
     "broadcast_arrays",
@@ -77,12 +77,7 @@ def _ints(value: Any, func: str, name: str, minimum: int | None = 0) -> tuple[in
 
 
 def _same_context(arrays: Sequence[Array], func: str) -> None:
-    first = arrays[0]
-    for k, a in enumerate(arrays[1:], start=1):
-        if a._comm is not first._comm:
-            raise ValueError(f"{func}: arrays[{k}] lives on a different communicator")
-        if a._backend is not first._backend or a.device != first.device:
-            raise ValueError(f"{func}: arrays[{k}] is on {a.device}, arrays[0] on {first.device}")
+    check_same_context([(a, f"arrays[{k}]") for k, a in enumerate(arrays)], func)
 
 
 def _materialize(xp: Any, block: Any, shape: tuple[int, ...]) -> Any:

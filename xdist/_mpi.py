@@ -6,10 +6,16 @@ never pickled. Counts and displacements of MPI calls are C ``int``s, so a messag
 every collective (the BigMPI4py idea): contiguous collectives loop over chunks of the flat
 buffer, and the v-collectives fall back to rounds of bounded point-to-point or broadcast
 messages when a count or a displacement would overflow.
+
+Buffers are host NumPy arrays or, when the MPI library is CUDA-aware (``cuda_aware()``),
+``DeviceBuffer``s: contiguous device arrays handed to MPI in place (mpi4py reads their
+``__cuda_array_interface__`` / DLPack), with receive buffers allocated by their backend on
+the same device. Device memory is never converted to NumPy here.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import time
@@ -20,10 +26,19 @@ from functools import cache
 import numpy as np
 from mpi4py import MPI
 
-from ._comm import ReduceOp, _check_counts, _check_root, _counter, check_op, exscan_identity
+from ._comm import (
+    DeviceBuffer,
+    ReduceOp,
+    _check_counts,
+    _check_root,
+    _counter,
+    buffer_size,
+    check_op,
+    exscan_identity,
+)
 from ._config import get_config
 
-__all__ = ["MPIComm", "world"]
+__all__ = ["MPIComm", "cuda_aware", "library_cuda_support", "world"]
 
 _BUILTIN = {
     "sum": MPI.SUM,
@@ -50,16 +65,32 @@ def _contiguous(buf: np.ndarray) -> np.ndarray:
     return buf if buf.flags.c_contiguous else np.array(buf, order="C")
 
 
-def _typed(buf: np.ndarray) -> tuple[np.ndarray, MPI.Datatype, int]:
+def _typed(buf: np.ndarray | DeviceBuffer) -> tuple[object, MPI.Datatype, int]:
     """A flat buffer, its MPI datatype and how many MPI elements one array element is.
 
-    A dtype with no MPI type (float16, ...) travels as raw bytes.
+    A host dtype with no MPI type (float16, ...) travels as raw bytes. A ``DeviceBuffer``
+    gives its flat device array (already contiguous and synchronized by its backend).
     """
+    if isinstance(buf, DeviceBuffer):
+        mpitype = _mpi_type(buf.dtype)
+        if mpitype is None:
+            raise TypeError(f"no MPI datatype for the device buffer's dtype {buf.dtype}")
+        return buf.flat().data, mpitype, 1
     flat = _contiguous(buf).reshape(-1)
     mpitype = _mpi_type(flat.dtype)
     if mpitype is None:
         return flat.view(np.uint8), MPI.BYTE, flat.dtype.itemsize
     return flat, mpitype, 1
+
+
+def _empty(like: np.ndarray | DeviceBuffer, n: int, scale: int):
+    """A flat receive buffer of ``n`` elements like ``like`` (host, or the same device) and
+    its view for MPI (bytes when ``scale != 1``)."""
+    if isinstance(like, DeviceBuffer):
+        out = like.empty(n)
+        return out, out.data
+    out = np.empty(n, dtype=like.dtype)
+    return out, (out.view(np.uint8) if scale != 1 else out)
 
 
 @cache
@@ -106,6 +137,53 @@ def _chunks(n: int, limit: int):
         yield start, min(start + limit, n)
 
 
+def _loaded_libmpi() -> ctypes.CDLL | None:
+    """The MPI library mpi4py loaded (privately, so ``CDLL(None)`` does not see it)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "libmpi" in line.rsplit("/", 1)[-1]}
+    except OSError:
+        return None
+    for path in sorted(paths):
+        try:
+            return ctypes.CDLL(path)
+        except OSError:
+            continue
+    return None
+
+
+@cache
+def library_cuda_support() -> tuple[bool, str]:
+    """Whether the MPI library says it is CUDA-aware at run time, and which query said so.
+
+    Asks, in order: mpi4py's ``MPI.Query_cuda_support`` (where the mpi4py build has it),
+    then the library's own extensions through the loaded libmpi: ``MPIX_Query_cuda_support``
+    (Open MPI >= 4, MPICH >= 4) and MPICH's ``MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA)``.
+    No query available: not CUDA-aware (staging is always correct).
+    """
+    query = getattr(MPI, "Query_cuda_support", None)
+    if query is not None:
+        return bool(query()), "mpi4py MPI.Query_cuda_support"
+    lib = _loaded_libmpi()
+    if lib is None:
+        return False, "no MPI library to ask"
+    if hasattr(lib, "MPIX_Query_cuda_support"):
+        lib.MPIX_Query_cuda_support.restype = ctypes.c_int
+        return bool(lib.MPIX_Query_cuda_support()), "MPIX_Query_cuda_support"
+    if hasattr(lib, "MPIX_GPU_query_support"):
+        flag = ctypes.c_int(0)
+        lib.MPIX_GPU_query_support(ctypes.c_int(0), ctypes.byref(flag))  # 0: SUPPORT_CUDA
+        return bool(flag.value), "MPIX_GPU_query_support"
+    return False, "the MPI library has no CUDA query"
+
+
+def cuda_aware() -> bool:
+    """Whether collectives hand device buffers to MPI: the ``cuda_aware`` setting
+    (``XDIST_CUDA_AWARE=0|1``) when set, else the library's answer."""
+    override = get_config().cuda_aware
+    return library_cuda_support()[0] if override is None else override
+
+
 class MPIComm:
     """A ``Communicator`` on an ``mpi4py.MPI.Comm``."""
 
@@ -113,6 +191,20 @@ class MPIComm:
         self._comm = comm
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
+        self._node_rank: int | None = None
+
+    @property
+    def cuda_aware(self) -> bool:
+        return cuda_aware()
+
+    def node_rank(self) -> int:
+        """Rank among the ranks sharing this node's memory (``COMM_TYPE_SHARED``); collective
+        on the first call, cached after."""
+        if self._node_rank is None:
+            node = self._comm.Split_type(MPI.COMM_TYPE_SHARED)
+            self._node_rank = node.Get_rank()
+            node.Free()
+        return self._node_rank
 
     @property
     def mpi_comm(self) -> MPI.Comm:
@@ -131,12 +223,16 @@ class MPIComm:
         _counter.record("bcast")
         flat, mpitype, scale = _typed(buf)
         limit = get_config().max_message_elements
-        for lo, hi in _chunks(flat.size, limit):
+        for lo, hi in _chunks(buffer_size(buf) * scale, limit):
             self._comm.Bcast([flat[lo:hi], hi - lo, mpitype], root=root)
+        if isinstance(buf, DeviceBuffer):
+            return buf  # received in place: flat is a view of buf.data
         return flat.view(buf.dtype).reshape(buf.shape)
 
     def allreduce(self, buf: np.ndarray, op: str | ReduceOp) -> np.ndarray:
         check_op(op)
+        if isinstance(buf, DeviceBuffer):  # reductions run NumPy ops on the host: stage
+            return _restage(buf, self.allreduce(buf.backend.to_host(buf.data), op))
         _counter.record("allreduce")
         if self.size == 1:  # the hot path of reductions at one rank: no MPI call
             return np.array(buf, copy=True)
@@ -162,6 +258,8 @@ class MPIComm:
         return out
 
     def exscan(self, buf: np.ndarray, op: str) -> np.ndarray:
+        if isinstance(buf, DeviceBuffer):
+            return _restage(buf, self.exscan(buf.backend.to_host(buf.data), op))
         _counter.record("exscan")
         out = exscan_identity(_contiguous(buf), op)  # rank 0 keeps the identity
         send = _contiguous(buf).reshape(-1)
@@ -199,15 +297,14 @@ class MPIComm:
     def allgatherv(self, buf: np.ndarray, counts: Sequence[int]) -> np.ndarray:
         counts = [int(c) for c in counts]
         _check_counts("allgatherv", sum(counts), counts, self.size)
-        if np.size(buf) != counts[self.rank]:
+        if buffer_size(buf) != counts[self.rank]:
             raise ValueError(
-                f"allgatherv: rank {self.rank} gives {np.size(buf)} elements, counts say "
+                f"allgatherv: rank {self.rank} gives {buffer_size(buf)} elements, counts say "
                 f"{counts[self.rank]}"
             )
         _counter.record("allgatherv")
         flat, mpitype, scale = _typed(buf)
-        out = np.empty(sum(counts), dtype=buf.dtype)
-        oflat = out.view(np.uint8) if scale != 1 else out
+        out, oflat = _empty(buf, sum(counts), scale)
         scounts = [c * scale for c in counts]
         displs = np.concatenate([[0], np.cumsum(scounts)[:-1]]).astype(np.int64)
         limit = get_config().max_message_elements
@@ -230,13 +327,12 @@ class MPIComm:
     ) -> np.ndarray:
         sendcounts = [int(c) for c in sendcounts]
         recvcounts = [int(c) for c in recvcounts]
-        _check_counts("alltoallv", np.size(buf), sendcounts, self.size)
+        _check_counts("alltoallv", buffer_size(buf), sendcounts, self.size)
         if len(recvcounts) != self.size:
             raise ValueError(f"alltoallv: expected {self.size} recvcounts, got {len(recvcounts)}")
         _counter.record("alltoallv")
         flat, mpitype, scale = _typed(buf)
-        out = np.empty(sum(recvcounts), dtype=buf.dtype)
-        oflat = out.view(np.uint8) if scale != 1 else out
+        out, oflat = _empty(buf, sum(recvcounts), scale)
         sc = [c * scale for c in sendcounts]
         rc = [c * scale for c in recvcounts]
         sd = np.concatenate([[0], np.cumsum(sc)[:-1]]).astype(np.int64)
@@ -268,22 +364,19 @@ class MPIComm:
         _check_root(source, self.size)
         _counter.record("sendrecv")
         flat, mpitype, scale = _typed(buf)
-        out = np.empty(recvcount, dtype=buf.dtype)
-        oflat = out.view(np.uint8) if scale != 1 else out
+        out, oflat = _empty(buf, recvcount, scale)
         self._chunked_sendrecv(flat, dest, oflat, source, mpitype)
         return out
 
-    def _chunked_sendrecv(
-        self, send: np.ndarray, dest: int, recv: np.ndarray, source: int, mpitype: MPI.Datatype
-    ) -> None:
+    def _chunked_sendrecv(self, send, dest: int, recv, source: int, mpitype: MPI.Datatype) -> None:
         limit = get_config().max_message_elements
         requests = [
             self._comm.Irecv([recv[lo:hi], hi - lo, mpitype], source, 7)
-            for lo, hi in _chunks(recv.size, limit)
+            for lo, hi in _chunks(recv.shape[0], limit)
         ]
         requests += [
             self._comm.Isend([send[lo:hi], hi - lo, mpitype], dest, 7)
-            for lo, hi in _chunks(send.size, limit)
+            for lo, hi in _chunks(send.shape[0], limit)
         ]
         MPI.Request.Waitall(requests)
 
@@ -294,6 +387,12 @@ class MPIComm:
     def dup(self) -> MPIComm:
         _counter.record("dup")
         return MPIComm(self._comm.Dup())
+
+
+def _restage(like: DeviceBuffer, host: np.ndarray) -> DeviceBuffer:
+    """A host result back on ``like``'s device, as a buffer of its backend."""
+    backend = like.backend
+    return backend.to_buffer(backend.from_host(host, backend.device_of(like.data)), True)
 
 
 def _abort_on_uncaught(exc_type, exc, tb) -> None:

@@ -11,6 +11,11 @@ One planner serves every operation that needs data where it is not:
 
 The functions here work on local blocks and layouts, so manipulation and indexing code can use
 them on blocks that are not (yet) arrays.
+
+What reaches MPI is the backend's transport buffer: a host NumPy array (blocks are packed and
+unpacked on the host; GPU blocks are staged through pinned memory), or, when the communicator
+is CUDA-aware and the block lives on a GPU, the device array itself (``_on_device``): packing
+and unpacking then run on the device with the backend's namespace, and nothing is staged.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import array_api_compat.numpy as _xp_numpy
 import numpy as np
 
 from ._comm import Communicator
@@ -44,12 +50,32 @@ def slice_replicated(block: Any, layout: Layout, rank: int) -> Any:
     return block[layout.local_slice(rank)]
 
 
+def _on_device(comm: Communicator, backend: Any, block: Any) -> bool:
+    """Whether ``block`` travels as a device buffer (CUDA-aware MPI and a GPU block)."""
+    return bool(getattr(comm, "cuda_aware", False)) and backend.device_of(block).kind != "cpu"
+
+
+def _gather_device(block: Any, layout: Layout, comm: Communicator, backend: Any) -> Any:
+    xp, axis = backend.xp, layout.split
+    moved = xp.moveaxis(block, axis, 0) if axis else block
+    rest = tuple(moved.shape[1:])
+    inner = int(np.prod(rest, dtype=np.int64))
+    counts = [c * inner for c in layout.counts]  # type: ignore[union-attr]
+    buf = comm.allgatherv(backend.to_buffer(moved, True), counts)
+    full = xp.reshape(
+        backend.from_buffer(buf, backend.device_of(block)), (layout.shape[axis], *rest)
+    )
+    return xp.moveaxis(full, 0, axis) if axis else full
+
+
 def gather_block(block: Any, layout: Layout, comm: Communicator, backend: Any) -> Any:
     """The whole array on every rank (one ``allgatherv``). Memory: the global array per rank."""
     if layout.split is None:
         return block
     if comm.size == 1:
         return block
+    if _on_device(comm, backend, block):
+        return _gather_device(block, layout, comm, backend)
     axis = layout.split
     host = backend.to_host(block)
     if axis:  # gather along axis 0, where each rank's block is contiguous
@@ -82,34 +108,49 @@ def exchange_boxes(
     sources travel in one ``alltoallv``.
     """
     me, size = comm.rank, comm.size
+    device_path = bool(sources) and _on_device(comm, backend, sources[0][0])
+    # Host path: NumPy on staged copies; device path: the backend's namespace on the blocks.
+    xp = backend.xp if device_path else _xp_numpy
+    native = backend.native_dtype(dtype) if device_path else dtype
     sendcounts = [0] * size
     recvcounts = [0] * size
-    pieces: list[list[np.ndarray]] = [[] for _ in range(size)]
+    pieces: list[list[Any]] = [[] for _ in range(size)]
     for block, moves, origin in sources:
-        host = backend.to_host(block)
+        local = block if device_path else backend.to_host(block)
         for src, dst, box in moves:
             n = int(np.prod([s.stop - s.start for s in box], dtype=np.int64))
             if src == me:
-                pieces[dst].append(host[_shift(box, origin)].reshape(-1))
+                pieces[dst].append(
+                    xp.reshape(xp.astype(local[_shift(box, origin)], native, copy=False), (-1,))
+                )
                 sendcounts[dst] += n
             if dst == me:
                 recvcounts[src] += n
     send_parts = [p for dst in range(size) for p in pieces[dst]]
-    sendbuf = np.concatenate(send_parts) if send_parts else np.empty(0, dtype=dtype)
-    recv = comm.alltoallv(sendbuf.astype(dtype, copy=False), sendcounts, recvcounts)
-    out = np.empty(dst_shape_of[me], dtype=dtype)
+    if device_path:
+        sendbuf = xp.concat(send_parts) if send_parts else backend.empty((0,), dtype, device)
+        recv = backend.from_buffer(
+            comm.alltoallv(backend.to_buffer(sendbuf, True), sendcounts, recvcounts), device
+        )
+        out = backend.empty(dst_shape_of[me], dtype, device)
+    else:
+        sendbuf = np.concatenate(send_parts) if send_parts else np.empty(0, dtype=dtype)
+        recv = comm.alltoallv(sendbuf.astype(dtype, copy=False), sendcounts, recvcounts)
+        out = np.empty(dst_shape_of[me], dtype=dtype)
     # Unpack in the order senders packed: by source rank, then source list, then move order.
     displ = np.concatenate([[0], np.cumsum(recvcounts)]).astype(np.int64)
-    cursor = list(displ[:-1])
+    cursor = [int(c) for c in displ[:-1]]
     for _block, moves, _origin in sources:
         for src, dst, box in moves:
             if dst != me:
                 continue
             shape = tuple(s.stop - s.start for s in box)
             n = int(np.prod(shape, dtype=np.int64))
-            out[_shift(box, dst_origin_of[me])] = recv[cursor[src] : cursor[src] + n].reshape(shape)
+            out[_shift(box, dst_origin_of[me])] = xp.reshape(
+                recv[cursor[src] : cursor[src] + n], shape
+            )
             cursor[src] += n
-    return backend.from_host(out, device)
+    return out if device_path else backend.from_host(out, device)
 
 
 def redistribute_block(

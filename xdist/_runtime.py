@@ -3,8 +3,10 @@
 The backend comes from ``XDIST_BACKEND`` (numpy, torch or cupy; numpy by default) and the
 device from ``XDIST_DEVICE`` (``cpu``, ``cuda`` or ``cuda:N``). ``cuda`` alone picks a GPU
 round-robin by the rank's position on its node (node-local rank modulo the node's GPU count),
-so the ranks of a node spread over its GPUs. Both can be changed in code with
-``set_backend`` or for a block of code with ``backend_context``.
+so the ranks of a node spread over its GPUs; ``cuda:N`` pins GPU N. The node-local rank comes
+from the launcher's environment, or else from the communicator (MPI's ``COMM_TYPE_SHARED``).
+Both can be changed in code with ``set_backend`` or for a block of code with
+``backend_context``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ __all__ = [
     "backend_context",
     "default_backend",
     "default_comm",
+    "gpu_for_rank",
     "node_local_rank",
     "set_backend",
     "set_default_comm",
@@ -64,12 +67,22 @@ def set_default_comm(comm: Communicator) -> Communicator:
     return previous
 
 
-def node_local_rank() -> int:
-    """This process's rank among the ranks of its node, from the launcher's environment."""
+def node_local_rank(comm: Communicator | None = None) -> int:
+    """This process's rank among the ranks of its node: from the launcher's environment, else
+    from the communicator (``comm.node_rank()``, collective on its first call)."""
     for name in _LOCAL_RANK_VARS:
         if os.environ.get(name, "").isdigit():
             return int(os.environ[name])
-    return 0
+    comm = default_comm() if comm is None else comm
+    node_rank = getattr(comm, "node_rank", None)
+    return int(node_rank()) if node_rank is not None else 0
+
+
+def gpu_for_rank(gpus: list[Device], local_rank: int) -> Device:
+    """The GPU of the rank ``local_rank`` of a node: round-robin over the node's ``gpus``."""
+    if not gpus:
+        raise ValueError("XDIST_DEVICE=cuda: no GPU is visible to this rank")
+    return gpus[local_rank % len(gpus)]
 
 
 def _pick_device(backend: Backend, spec: str) -> Device | None:
@@ -81,7 +94,7 @@ def _pick_device(backend: Backend, spec: str) -> Device | None:
         gpus = [d for d in backend.devices() if d.kind == "cuda"]
         if not gpus:
             raise ValueError(f"XDIST_DEVICE=cuda: the {backend.name} backend sees no GPU")
-        return gpus[node_local_rank() % len(gpus)]
+        return gpu_for_rank(gpus, node_local_rank())
     return backend.check_device(spec, "XDIST_DEVICE")
 
 

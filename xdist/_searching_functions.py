@@ -36,7 +36,7 @@ from ._elementwise_functions import apply_elementwise
 from ._layout import Layout
 from ._redistribute import slice_replicated
 from ._statistical_functions import plan_reduction, reduce_simple
-from ._validation import check_array, normalize_axis
+from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -56,10 +56,7 @@ def _wrap(local: Any, layout: Layout, like: _array.Array) -> _array.Array:
 
 
 def _same_context(a: _array.Array, b: _array.Array, func: str, name: str) -> None:
-    if a._comm is not b._comm:
-        raise ValueError(f"{func}: {name} lives on a different communicator")
-    if a._backend is not b._backend or a.device != b.device:
-        raise ValueError(f"{func}: {name} is on device {b.device}, not {a.device}")
+    check_same_context([(a, "x1"), (b, name)], func)
 
 
 def _check_scalar_fits(value: Any, dtype: np.dtype, func: str, name: str) -> None:

@@ -33,7 +33,7 @@ from ._array import Array
 from ._dtypes import check_category
 from ._layout import Layout
 from ._sorting_functions import sample_sort, send_back
-from ._validation import check_array
+from ._validation import check_array, check_same_context
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -118,8 +118,7 @@ def _isin_operands(x1: Any, x2: Any) -> tuple[Array, Array]:
         elif type(value) is not int:
             raise TypeError(f"isin: {name} must be an integer array or a Python int, got {value!r}")
     if isinstance(x1, Array) and isinstance(x2, Array):
-        if x1._comm is not x2._comm:
-            raise ValueError("isin: x1 and x2 live on different communicators")
+        check_same_context([(x1, "x1"), (x2, "x2")], "isin")
         from ._data_type_functions import astype, result_type
 
         dtype = result_type(x1.dtype, x2.dtype)

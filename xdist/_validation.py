@@ -3,9 +3,10 @@ and raise the same error on every rank (their inputs are global metadata)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["check_array", "normalize_axis", "normalize_axes"]
+__all__ = ["check_array", "check_same_context", "normalize_axis", "normalize_axes"]
 
 
 def check_array(x: Any, func: str, name: str = "x") -> None:
@@ -13,6 +14,29 @@ def check_array(x: Any, func: str, name: str = "x") -> None:
 
     if not isinstance(x, Array):
         raise TypeError(f"{func}: {name} must be an xdist array, got {type(x).__name__}")
+
+
+def check_same_context(arrays: Sequence[tuple[Any, str]], func: str) -> None:
+    """The xdist arrays of one operation, as ``(array, argument name)`` pairs, share one
+    communicator, one backend and one device; else a ValueError naming the function, both
+    arguments and both devices (the standard makes mixing devices an error, and a NumPy and
+    a Torch array are on different devices even when both are on the CPU)."""
+    if not arrays:
+        return
+    first, first_name = arrays[0]
+    for a, name in arrays[1:]:
+        if a._comm is not first._comm:
+            raise ValueError(f"{func}: {name} lives on a different communicator than {first_name}")
+        if a._backend is not first._backend:
+            raise ValueError(
+                f"{func}: {name} is an array of the {a._backend.name} backend and {first_name} "
+                f"of the {first._backend.name} backend; one operation takes arrays of one backend"
+            )
+        if a.device != first.device:
+            raise ValueError(
+                f"{func}: {name} is on device {a.device}, {first_name} on {first.device}; move "
+                "one with to_device"
+            )
 
 
 def normalize_axis(axis: Any, ndim: int, func: str, name: str = "axis") -> int:

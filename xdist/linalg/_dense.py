@@ -15,6 +15,7 @@ from .._broadcast import broadcast_shapes
 from .._dtypes import check_category
 from .._layout import Layout
 from .._redistribute import slice_replicated
+from .._validation import check_same_context
 from ._common import (
     Array,
     EighResult,
@@ -149,10 +150,7 @@ def _solve_shape(x1: Array, x2: Array) -> tuple[int, ...]:
     if not isinstance(x2, Array):
         raise TypeError(f"solve: x2 must be an xdist array, got {type(x2).__name__}")
     check_category(x2.dtype, "floating-point", "solve", "x2")
-    if x1._comm is not x2._comm:
-        raise ValueError("solve: x1 and x2 live on different communicators")
-    if x1._backend is not x2._backend or x1.device != x2.device:
-        raise ValueError(f"solve: x1 and x2 are on different devices: {x1.device} and {x2.device}")
+    check_same_context([(x1, "x1"), (x2, "x2")], "solve")
     m = x1.shape[-1]
     if x2.ndim == 0:
         raise ValueError("solve: x2 must be at least 1-D, got a 0-d array")
