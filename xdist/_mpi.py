@@ -144,11 +144,13 @@ def _loaded_libmpi() -> ctypes.CDLL | None:
             paths = {line.split()[-1] for line in maps if "libmpi" in line.rsplit("/", 1)[-1]}
     except OSError:
         return None
-    for path in sorted(paths):
+    for path in sorted(paths):  # libmpi.so.N before libmpi_mpifh.so, libmpi_cxx.so ...
         try:
-            return ctypes.CDLL(path)
+            lib = ctypes.CDLL(path)
         except OSError:
             continue
+        if hasattr(lib, "MPI_Init"):
+            return lib
     return None
 
 
