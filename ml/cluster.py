@@ -104,7 +104,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         best = None
         for _ in range(n_init):
             centers = self._init_centroids(xp, X, Xc, x_mean, x_sq, sw, rs)
-            run = _lloyd(xp, Xc, x_sq, sw, centers, self.max_iter, tol, self.verbose)
+            run = _lloyd(xp, Xc, sw, centers, self.max_iter, tol, self.verbose)
             labels, inertia, centers, n_iter = run
             if best is None or (inertia < best[1] and not _same(xp, labels, best[0], k)):
                 best = run
@@ -146,7 +146,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
     def predict(self, X):
         """Index of the closest cluster center for each sample."""
         xp, X = self._check_fitted(X, "predict")
-        return xp.argmin(_sq_distances(xp, X, self.cluster_centers_), axis=1)
+        return _assign(xp, X, self.cluster_centers_)
 
     def fit_predict(self, X, y=None, sample_weight=None):
         return self.fit(X, sample_weight=sample_weight).labels_
@@ -163,7 +163,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         """Opposite of the inertia of ``X`` on the fitted centers."""
         xp, X = self._check_fitted(X, "score")
         sw = validate_weights(xp, sample_weight, X, "KMeans.score")
-        labels = xp.argmin(_sq_distances(xp, X, self.cluster_centers_), axis=1)
+        labels = _assign(xp, X, self.cluster_centers_)
         return -_inertia(xp, X, sw, self.cluster_centers_, labels)
 
 
@@ -183,6 +183,12 @@ def _sq_distances(xp, X, centers, x_sq=None):
     return xp.maximum(d, xp.zeros_like(d))
 
 
+def _assign(xp, X, centers):
+    """Index of the closest center: argmin of |c|^2 - 2 x.c (|x|^2 does not change it)."""
+    c_sq = xp.sum(centers * centers, axis=1)
+    return xp.argmin(X @ (-2.0 * centers).T + c_sq[None, :], axis=1)
+
+
 def _inertia(xp, X, sw, centers, labels):
     """Sum of weighted squared distances to the assigned centers (computed directly)."""
     diff = X - xp.take(centers, labels, axis=0)
@@ -195,23 +201,25 @@ def _same(xp, labels1, labels2, k):
     return int(xp.unique_values(pairs).shape[0]) == int(xp.unique_values(labels1).shape[0])
 
 
-def _lloyd(xp, Xc, x_sq, sw, centers, max_iter, tol, verbose):
+def _lloyd(xp, Xc, sw, centers, max_iter, tol, verbose):
     """One k-means run (scikit-learn's _kmeans_single_lloyd)."""
     k = centers.shape[0]
     cluster_ids = xp.arange(k, device=_dev(Xc))
     labels_old = None
     strict = False
+    unit = bool(xp.all(sw == 1.0))  # unit weights: skip the weighting pass
     for i in range(max_iter):
-        labels = xp.argmin(_sq_distances(xp, Xc, centers, x_sq), axis=1)
+        labels = _assign(xp, Xc, centers)
         member = xp.astype(labels[:, None] == cluster_ids[None, :], Xc.dtype)
-        sums = (member * sw[:, None]).T @ Xc  # every cluster's weighted sum in one reduction
+        weighted = member if unit else member * sw[:, None]
+        sums = weighted.T @ Xc  # every cluster's weighted sum in one reduction
         changed = (
             xp.ones_like(sw) if labels_old is None else xp.astype(labels != labels_old, sw.dtype)
         )
         stats = member.T @ xp.stack([sw, changed], axis=1)
         weights, n_changed = stats[:, 0], float(xp.sum(stats[:, 1]))
         if bool(xp.any(weights == 0)):
-            sums, weights = _relocate_empty(xp, Xc, x_sq, sw, centers, labels, sums, weights)
+            sums, weights = _relocate_empty(xp, Xc, sw, centers, labels, sums, weights)
         positive = weights > 0
         safe = xp.where(positive, weights, xp.ones_like(weights))
         centers_new = xp.where(positive[:, None], sums / safe[:, None], sums)
@@ -226,11 +234,11 @@ def _lloyd(xp, Xc, x_sq, sw, centers, max_iter, tol, verbose):
             break
         labels_old = labels
     if not strict:  # labels must match the returned centers
-        labels = xp.argmin(_sq_distances(xp, Xc, centers, x_sq), axis=1)
+        labels = _assign(xp, Xc, centers)
     return labels, _inertia(xp, Xc, sw, centers, labels), centers, i + 1
 
 
-def _relocate_empty(xp, Xc, x_sq, sw, centers, labels, sums, weights):
+def _relocate_empty(xp, Xc, sw, centers, labels, sums, weights):
     """scikit-learn's empty-cluster handling: each empty cluster takes the point farthest
     from its assigned center (the farthest first), moved out of its old cluster."""
     empty = [int(j) for j in range(weights.shape[0]) if float(weights[j]) == 0.0]

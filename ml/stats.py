@@ -68,8 +68,7 @@ def _prepare(x, axis, name: str):
 def mean(x, axis=0, *, keepdims: bool = False):
     """Arithmetic mean along ``axis`` (None: all elements)."""
     xp, x, axis = _prepare(x, axis, "mean")
-    m, _ = _central(xp, x, axis, 1, keepdims)
-    return m
+    return xp.mean(x, axis=axis, keepdims=keepdims)
 
 
 def var(x, axis=0, *, ddof: int = 0, keepdims: bool = False):

@@ -1,0 +1,171 @@
+"""The HeAT paper's machine-learning workloads at this machine's scale: xdist.ml at 1 and 2
+ranks (one thread per rank) against scikit-learn (2 threads) / NumPy, in the same run.
+
+    python benchmarks/ml.py [--ranks 1,2] [--repeat 3] [--scale 1.0]
+
+- k-means: 200000 x 64 float32, k=8, 30 Lloyd iterations (tol=0, max_iter=30), the same
+  initial centers for everyone;
+- Lasso: 100000 x 100 float64, alpha=0.1: 20 coordinate-descent epochs (tol=0, max_iter=20)
+  and to convergence at tol=1e-4; xdist uses precompute="auto" (the Gram matrix, formed by
+  one reduction), scikit-learn its default (residual updates);
+- moments: mean and std along axis 0 of an 8192 x 8192 float64 array.
+
+The driver times scikit-learn/NumPy itself (threadpoolctl limits BLAS/OpenMP to 2 threads),
+then runs this file under ``mpiexec -n R`` for each R with OMP_NUM_THREADS=1; every rank
+builds the same data from the same seed and keeps its block of samples. Times are the
+median of ``--repeat`` runs (ranks synchronized before each). It prints seconds and the
+ratios reference / xdist (above 1: xdist faster) and 1 rank / 2 ranks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+SEED = 0
+
+
+def _sizes(scale: float) -> dict[str, tuple[int, int]]:
+    def rows(n):
+        return max(16, int(n * scale))
+
+    return {"kmeans": (rows(200000), 64), "lasso": (rows(100000), 100), "moments": (8192, 8192)}
+
+
+def _data(name: str, shape):
+    import numpy as np
+
+    rng = np.random.default_rng(SEED)
+    if name == "kmeans":
+        # Unclustered data: Lloyd keeps moving labels, so all 30 iterations run.
+        X = rng.standard_normal(shape, dtype=np.float32)
+        return X, X[rng.choice(shape[0], 8, replace=False)].copy()
+    if name == "lasso":
+        X = rng.standard_normal(shape)
+        w = np.zeros(shape[1])
+        w[:10] = rng.uniform(-5, 5, 10)
+        return X, X @ w + rng.standard_normal(shape[0])
+    return rng.standard_normal(shape), None
+
+
+def _median(fn, repeat: int, sync=None) -> float:
+    times = []
+    for _ in range(repeat):
+        if sync is not None:
+            sync()
+        t0 = time.perf_counter()
+        fn()
+        if sync is not None:
+            sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _workloads(lib: str, args):
+    """{name: zero-argument function} for lib 'ref' (scikit-learn/NumPy) or 'xdist'."""
+    import numpy as np
+
+    sizes = _sizes(args.scale)
+    Xk, centers = _data("kmeans", sizes["kmeans"])
+    Xl, yl = _data("lasso", sizes["lasso"])
+    Xm, _ = _data("moments", sizes["moments"])
+    if lib == "ref":
+        from sklearn.cluster import KMeans
+        from sklearn.linear_model import Lasso
+
+        def moments():
+            return np.mean(Xm, axis=0), np.std(Xm, axis=0)
+
+    else:
+        import xdist
+        from xdist.ml import stats
+        from xdist.ml.cluster import KMeans
+        from xdist.ml.linear_model import Lasso
+
+        comm = xdist.default_comm()
+
+        def split(a):
+            layout = xdist.Layout.balanced(a.shape, 0, comm.size)
+            return xdist.from_local(np.array(a[layout.local_slice(comm.rank)]), split=0)
+
+        Xk, yl, Xl, Xm = split(Xk), split(yl), split(Xl), split(Xm)
+
+        def moments():
+            return stats.mean(Xm, 0), stats.std(Xm, 0)
+
+    pre = {"precompute": "auto"} if lib == "xdist" else {}
+    km = {"n_clusters": 8, "init": centers, "n_init": 1, "max_iter": 30, "tol": 0.0}
+    return {
+        "kmeans (30 iter)": lambda: KMeans(**km).fit(Xk),
+        "lasso (20 epochs)": lambda: Lasso(alpha=0.1, max_iter=20, tol=0.0, **pre).fit(Xl, yl),
+        "lasso (tol=1e-4)": lambda: Lasso(alpha=0.1, tol=1e-4, **pre).fit(Xl, yl),
+        "moments (mean+std)": moments,
+    }
+
+
+def worker(args) -> None:
+    """Under mpiexec: time xdist's workloads; rank 0 prints one JSON line."""
+    import xdist
+
+    comm = xdist.default_comm()
+    warnings.simplefilter("ignore")
+    work = _workloads("xdist", args)
+    sync = comm.barrier if hasattr(comm, "barrier") else None
+    out = {name: _median(fn, args.repeat, sync) for name, fn in work.items()}
+    out["_iters"] = {"kmeans": work["kmeans (30 iter)"]().n_iter_}
+    if comm.rank == 0:
+        print("RESULT " + json.dumps(out), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ranks", default="1,2")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--scale", type=float, default=1.0, help="shrink the sample counts")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args)
+    from threadpoolctl import threadpool_limits
+
+    warnings.simplefilter("ignore")
+    with threadpool_limits(2):
+        work = _workloads("ref", args)
+        ref = {name: _median(fn, args.repeat) for name, fn in work.items()}
+        ref_iter = work["kmeans (30 iter)"]().n_iter_
+        del work
+    results = {}
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    for r in [int(v) for v in args.ranks.split(",")]:
+        cmd = [mpiexec, "-n", str(r), sys.executable, __file__, "--worker"]
+        cmd += ["--repeat", str(args.repeat), "--scale", str(args.scale)]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+        if proc.returncode or not lines:
+            sys.exit(f"benchmarks/ml.py: {r} rank(s) failed:\n{proc.stdout}\n{proc.stderr}")
+        results[r] = json.loads(lines[0][len("RESULT ") :])
+    print(f"k-means iterations: scikit-learn {ref_iter}, xdist {results[r]['_iters']['kmeans']}")
+    head = "| workload | reference (2 threads) s |"
+    head += "".join(f" xdist {r} rank(s) s | ref / xdist {r} |" for r in results)
+    if 1 in results and 2 in results:
+        head += " 1 rank / 2 ranks |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for name, t_ref in ref.items():
+        row = f"| {name} | {t_ref:.3f} |"
+        for res in results.values():
+            row += f" {res[name]:.3f} | {t_ref / res[name]:.2f} |"
+        if 1 in results and 2 in results:
+            row += f" {results[1][name] / results[2][name]:.2f} |"
+        print(row)
+
+
+if __name__ == "__main__":
+    main()
