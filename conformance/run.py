@@ -78,6 +78,9 @@ def _parse() -> tuple[argparse.Namespace, list[str]]:
         "--module", default="xdist", help="ARRAY_API_TESTS_MODULE (e.g. array_api_strict)"
     )
     parser.add_argument(
+        "--api-version", help="ARRAY_API_TESTS_VERSION (default: the module's, 2024.12)"
+    )
+    parser.add_argument(
         "--no-lists", action="store_true", help="do not pass the skips and xfails files"
     )
     parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds per run")
@@ -140,10 +143,15 @@ def main() -> int:
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")
     env["ARRAY_API_TESTS_MODULE"] = args.module
+    # The same string hashes on every rank: strategies that sample from sets (whose order
+    # follows the hashes) must draw the same examples everywhere.
+    env.setdefault("PYTHONHASHSEED", "0")
     env["XDIST_CONFORMANCE_TEST_TIMEOUT"] = str(args.test_timeout)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     if args.backend:
         env["XDIST_BACKEND"] = args.backend
+    if args.api_version:
+        env["ARRAY_API_TESTS_VERSION"] = args.api_version
     runner.ROOT = suite  # our private copy of tests/run.py: run the suite from its checkout
     results = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -3,12 +3,15 @@
 Loaded by ``conformance/run.py`` with ``-p xdist_mpi_plugin`` (at 1 rank too). It:
 
 - silences the stdout of every rank but 0, so the suite's own report is printed once;
-- makes Hypothesis deterministic across ranks at several ranks: with ``--hypothesis-derandomize``
-  every rank draws the same examples, but Hypothesis also decides things from the clock (the
-  deadline, the "too slow" health check, the 10 s of extra search after a first failure,
-  the 5 minutes shrink limit); a rank deciding differently would call xdist's collectives in
-  another order and the job would hang. So: no deadline, no health checks, one bug per test,
-  and no shrinking (a failure is reported with the example that first failed);
+- makes Hypothesis deterministic across ranks at several ranks. With
+  ``--hypothesis-derandomize`` and a fixed ``PYTHONHASHSEED`` (the suite samples from sets,
+  whose order follows the string hashes) every rank draws the same examples; but Hypothesis
+  also decides things from the clock (the deadline, the "too slow" health check, the 10 s of
+  extra search after a first failure, the 5 minutes shrink limit), and a rank deciding
+  differently would call xdist's collectives in another order and the job would hang. So: no
+  deadline, no health checks, one bug per test, and no shrinking (a failure is reported with
+  the example that first failed); and Python's global ``random``, which
+  ``strategy.example()`` uses, is seeded from each test's id;
 - checks after every test that all ranks reached the same outcome (one small allgather on a
   communicator of its own, so it can never match a collective of the test); if they differ,
   the ranks are out of step: every rank writes its outcome and the job is aborted;
@@ -24,6 +27,7 @@ import faulthandler
 import hashlib
 import json
 import os
+import random
 import sys
 import threading
 import time
@@ -88,6 +92,12 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from hypothesis import HealthCheck, Phase, settings
 
+    if _rank == 0 and os.environ.get("PYTHONHASHSEED", "random") == "random":
+        _write(
+            "xdist_mpi_plugin: PYTHONHASHSEED is not fixed; strategies that sample from sets "
+            "may draw different examples on different ranks (conformance/run.py sets it)\n"
+        )
+
     settings.register_profile(
         "xdist-mpi",
         parent=settings(),  # the profile in force: the suite's
@@ -98,6 +108,20 @@ def pytest_configure(config: pytest.Config) -> None:
         phases=[p for p in Phase if p not in (Phase.shrink, Phase.explain)],
     )
     settings.load_profile("xdist-mpi")
+
+
+def pytest_sessionstart(session) -> None:
+    """Say what the arrays under test are (a check that the run's settings reached xdist)."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if os.environ.get("ARRAY_API_TESTS_MODULE") != "xdist" or reporter is None:
+        return
+    import xdist
+
+    x = xdist.zeros((2 * xdist.default_comm().size, 2))
+    reporter.write_line(
+        f"xdist: {x.comm.size} rank(s), default split {xdist.get_config().default_split}, "
+        f"backend {x.backend.name}, device {x.device}"
+    )
 
 
 def pytest_runtest_logreport(report) -> None:
@@ -133,6 +157,9 @@ def _agree(nodeid: str) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
+    # Some tests draw with Hypothesis's ``strategy.example()``, which shuffles with Python's
+    # global random: seed it from the test's id so that every rank (and every run) draws alike.
+    random.seed(item.nodeid)
     timer = threading.Timer(_TIMEOUT, _watchdog_fired, args=(item.nodeid,))
     timer.daemon = True
     timer.start()

@@ -27,14 +27,25 @@ from hypothesis.extra import array_api
 from hypothesis.extra import numpy as hnp
 
 import xdist
+from xdist._runtime import default_backend
 
 xps = array_api.make_strategies_namespace(xdist, api_version="2024.12")
 sxps = array_api.make_strategies_namespace(strict, api_version="2024.12")
 
-REAL_FLOAT = ("float32", "float64")
-COMPLEX = ("complex64", "complex128")
-SIGNED = ("int8", "int16", "int32", "int64")
-UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
+
+def _supported(*names: str) -> tuple[str, ...]:
+    """The dtypes among ``names`` that the backend under test has (Torch lacks uint16..64)."""
+    backend = default_backend()
+    have = getattr(backend, "supported_dtypes", None)
+    if have is None:
+        return names
+    return tuple(n for n in names if np.dtype(n) in have())
+
+
+REAL_FLOAT = _supported("float32", "float64")
+COMPLEX = _supported("complex64", "complex128")
+SIGNED = _supported("int8", "int16", "int32", "int64")
+UNSIGNED = _supported("uint8", "uint16", "uint32", "uint64")
 INTEGER = SIGNED + UNSIGNED
 REAL = INTEGER + REAL_FLOAT
 NUMERIC = REAL + COMPLEX
