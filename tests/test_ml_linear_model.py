@@ -105,3 +105,19 @@ def test_bad_parameters_raise_before_communication():
         with pytest.raises(ValueError, match="inconsistent"):
             Lasso().fit(x, y5)
     assert not counts
+
+
+@pytest.mark.parametrize("precompute", [False, True])
+def test_sample_weight_matches_sklearn(precompute):
+    X, y = _data(n=30, p=5)
+    w = np.random.default_rng(4).uniform(0.2, 3.0, 30)
+    sk = SKLasso(alpha=0.3, tol=1e-10, precompute=precompute).fit(X, y, sample_weight=w)
+    counts = uneven_counts(30, SIZE)
+    x, yy, ww = distribute(X, 0, counts), distribute(y, 0, counts), distribute(w, 0, counts)
+    ours = Lasso(alpha=0.3, tol=1e-10, precompute=precompute).fit(x, yy, sample_weight=ww)
+    scale = np.abs(sk.coef_).max()
+    np.testing.assert_allclose(_np(ours.coef_), sk.coef_, rtol=1e-6, atol=1e-6 * scale)
+    assert float(ours.intercept_) == pytest.approx(sk.intercept_, rel=1e-6, abs=1e-9)
+    assert ours.score(x, yy, sample_weight=ww) == pytest.approx(
+        sk.score(X, y, sample_weight=w), rel=1e-9
+    )

@@ -83,6 +83,9 @@ def test_bad_arguments():
         stats.var(np.ones(3), ddof=0.5)
     with pytest.raises(ValueError, match="order must be"):
         stats.Moments(order=5).fit(np.ones((3, 2)))
+    m = stats.Moments().fit(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="X has 3 features, but Moments is expecting 2"):
+        m.partial_fit(np.ones((3, 3)))
 
 
 @pytest.mark.parametrize("kind", ["skewed", "offset"])
@@ -103,6 +106,7 @@ def test_moments_fit_and_stream(kind, counts):
     stream = stats.Moments()
     for lo, hi in [(0, 1), (1, 9), (9, n // 2), (n // 2, n)]:  # uneven batches, one of 1 row
         stream.partial_fit(distribute(data[lo:hi], 0))
+    assert whole.mean_.split is None and stream.kurtosis_.split is None  # replicated
     for est in (whole, stream, stats.Moments().fit(data)):
         assert est.n_samples_seen_ == n
         for attr, value in expected.items():
