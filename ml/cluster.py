@@ -11,9 +11,10 @@ the same ``RandomState`` calls as scikit-learn's, so the same seed gives the sam
 from __future__ import annotations
 
 import math
+import warnings
 
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
 
 from ._utils import (
@@ -109,6 +110,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             if best is None or (inertia < best[1] and not _same(xp, labels, best[0], k)):
                 best = run
         labels, inertia, centers, n_iter = best
+        _warn_distinct(xp, labels, k)
         self.cluster_centers_ = centers + x_mean
         self.labels_ = labels
         self.inertia_ = inertia
@@ -167,6 +169,20 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         return -_inertia(xp, X, sw, self.cluster_centers_, labels)
 
 
+def _warn_distinct(xp, labels, k):
+    """scikit-learn's warning when fewer than k clusters hold points (one reduction)."""
+    ids = xp.arange(k, device=_dev(labels))
+    sizes = xp.sum(xp.astype(labels[:, None] == ids[None, :], xp.int64), axis=0)
+    distinct = int(xp.sum(xp.astype(sizes > 0, xp.int64)))
+    if distinct < k:
+        warnings.warn(
+            f"Number of distinct clusters ({distinct}) found smaller than n_clusters ({k}). "
+            "Possibly due to duplicate points in X.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
 def _tolerance(xp, Xc, tol):
     """scikit-learn's data-dependent tolerance: tol times the mean feature variance."""
     if tol == 0:
@@ -196,9 +212,13 @@ def _inertia(xp, X, sw, centers, labels):
 
 
 def _same(xp, labels1, labels2, k):
-    """Whether two labelings are the same clustering up to a permutation of labels."""
-    pairs = xp.astype(labels1, xp.int64) * k + xp.astype(labels2, xp.int64)
-    return int(xp.unique_values(pairs).shape[0]) == int(xp.unique_values(labels1).shape[0])
+    """scikit-learn's _is_same_clustering: labels1 -> labels2 is a function. Read from the
+    k x k contingency table (one reduction), never sorting the labels."""
+    ids = xp.arange(k, device=_dev(labels1))
+    one1 = xp.astype(labels1[:, None] == ids[None, :], xp.float64)
+    one2 = xp.astype(labels2[:, None] == ids[None, :], xp.float64)
+    table = one1.T @ one2
+    return bool(xp.all(xp.sum(xp.astype(table > 0, xp.int64), axis=1) <= 1))
 
 
 def _lloyd(xp, Xc, sw, centers, max_iter, tol, verbose):

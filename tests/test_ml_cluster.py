@@ -105,3 +105,14 @@ def test_bad_parameters_raise_before_work():
         with pytest.raises(ValueError, match="init"):
             KMeans(2, init="bogus").fit(X)
     assert not counts
+
+
+def test_duplicate_points_warn_like_sklearn():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.repeat(np.array([[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]]), 4, axis=0)
+    with pytest.warns(ConvergenceWarning, match="distinct clusters"):
+        sk = SKKMeans(4, random_state=0, n_init=1).fit(X)
+    with pytest.warns(ConvergenceWarning, match=r"distinct clusters \(3\)"):
+        ours = KMeans(4, random_state=0, n_init=1).fit(distribute(X, 0))
+    assert ours.inertia_ == pytest.approx(sk.inertia_, abs=1e-12)
