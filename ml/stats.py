@@ -46,7 +46,11 @@ def _central_parts(xp, x, axis, order: int, keepdims: bool = False):
     ``mu`` the (small, precise) residual mean of ``x - c``."""
     c = xp.mean(x, axis=axis, keepdims=True)
     d = x - c
-    raw = [xp.mean(d**k if k > 1 else d, axis=axis, keepdims=keepdims) for k in range(1, order + 1)]
+    raw, power = [], d
+    for k in range(1, order + 1):  # powers by repeated products (cheaper than d**k)
+        if k > 1:
+            power = power * d
+        raw.append(xp.mean(power, axis=axis, keepdims=keepdims))
     mu = raw[0]
     c = c if keepdims else (xp.reshape(c, ()) if axis is None else xp.squeeze(c, axis=axis))
     central = []
