@@ -42,6 +42,16 @@ class Backend(Protocol):
 
     def device_of(self, block: Any) -> Device: ...
 
+    def check_device(self, device: Any, func: str) -> Device:
+        """``device`` (None, a Device or its name) as one of this backend's devices."""
+        ...
+
+    def default_dtypes(self) -> dict[str, np.dtype]:
+        """The standard's default dtypes for this library, by the keys of the standard."""
+        ...
+
+    def supported_dtypes(self) -> tuple[np.dtype, ...]: ...
+
     def is_block(self, obj: Any) -> bool:
         """Whether ``obj`` is an array of this library."""
         ...

@@ -68,6 +68,16 @@ class TorchBackend(BackendBase):
     def dtype_of(self, block: torch.Tensor) -> np.dtype:
         return self._from[block.dtype]
 
+    def asarray(self, obj: Any, dtype=None, device=None, copy=None) -> torch.Tensor:
+        if isinstance(obj, np.ndarray) and any(st < 0 for st in obj.strides):
+            # Torch cannot view negative strides (a reversed NumPy slice): copy it first.
+            if copy is False:
+                raise ValueError("asarray: copy=False, but Torch cannot share negative strides")
+            obj, copy = np.ascontiguousarray(obj), None
+        if isinstance(obj, np.ndarray) and dtype is None:
+            dtype = obj.dtype  # a TypeError for uint16/32/64, which Torch cannot compute with
+        return super().asarray(obj, dtype, device, copy)
+
     def default_dtypes(self) -> dict[str, np.dtype]:
         return {
             **super().default_dtypes(),

@@ -15,6 +15,7 @@ import os
 import sys
 import time
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -34,6 +35,32 @@ settings.load_profile("xdist")
 _COMM = xdist.default_comm()
 RANK, SIZE = _COMM.rank, _COMM.size
 _TIMEOUT = float(os.environ.get("XDIST_TEST_TIMEOUT", "120"))
+
+
+def _dtype_names(value) -> set[str]:
+    """The dtype names a test parameter mentions (a name, a dtype, or inside a tuple; lists
+    are data, such as the expected answer of an inspection test)."""
+    if isinstance(value, tuple):
+        return set().union(*(_dtype_names(v) for v in value)) if value else set()
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, np.dtype):
+        return {value.name}
+    return set()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items) -> None:
+    """Parametrizations naming a dtype the backend lacks (uint16/32/64 under Torch) are
+    skipped with that reason: a library limitation, not an xdist failure."""
+    from helpers import UNSUPPORTED, unsupported_reason
+
+    if not UNSUPPORTED:
+        return
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        missing = sorted(set().union(set(), *map(_dtype_names, params.values())) & UNSUPPORTED)
+        if missing:
+            item.add_marker(pytest.mark.skip(reason=unsupported_reason(missing[0])))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -8,9 +8,48 @@ import pytest
 
 import xdist
 from xdist import Layout, SelfComm
+from xdist._dtypes import ALL_DTYPES
+from xdist._runtime import default_backend
 
 COMM = xdist.default_comm()
 RANK, SIZE = COMM.rank, COMM.size
+
+# The backend under test (XDIST_BACKEND) and what it offers: its default dtypes (Torch:
+# float32 and complex64) and the standard's dtypes it lacks (Torch: uint16, uint32, uint64).
+BACKEND = default_backend()
+DEFAULTS = xdist.__array_namespace_info__().default_dtypes()
+UNSUPPORTED = frozenset(d.name for d in ALL_DTYPES if d not in BACKEND.supported_dtypes())
+
+
+def unsupported_reason(dtype) -> str:
+    return f"the {BACKEND.name} backend has no {np.dtype(dtype).name} (a library limitation)"
+
+
+def require_dtypes(*dtypes) -> None:
+    """Skip the calling test when the backend lacks one of ``dtypes``."""
+    for d in dtypes:
+        if np.dtype(d).name in UNSUPPORTED:
+            pytest.skip(unsupported_reason(d))
+
+
+def defaulted(expected):
+    """NumPy's ``expected`` made with NumPy's defaults (float64, complex128), in the backend's
+    default dtypes instead: what xdist gives when no dtype is asked for."""
+    expected = np.asarray(expected)
+    if expected.dtype == np.float64:
+        return expected.astype(DEFAULTS["real floating"])
+    if expected.dtype == np.complex128:
+        return expected.astype(DEFAULTS["complex floating"])
+    return expected
+
+
+def backend_rtol(dtype) -> float:
+    """The relative tolerance for comparing a non-NumPy backend's floating-point results with
+    NumPy's (the libraries' math differs in the last bits); 0 for NumPy (bit for bit)."""
+    dt = np.dtype(dtype)
+    if BACKEND.name == "numpy" or dt.kind not in "fc":
+        return 0.0
+    return 1e-5 if dt in (np.float32, np.complex64) else 1e-12
 
 
 def comms() -> dict[str, object]:
@@ -88,6 +127,8 @@ def assert_equal(x: xdist.Array, expected, *, rtol: float = 0.0, atol: float = 0
     assert x.shape == expected.shape, (x.shape, expected.shape)
     assert x.dtype == expected.dtype, (x.dtype, expected.dtype)
     got = x.to_numpy()
+    if not (rtol or atol):
+        rtol = atol = backend_rtol(expected.dtype)  # atol: results near 0 (sin(pi))
     if rtol or atol:
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     else:

@@ -3,13 +3,17 @@ results, and proof that creating an array sends no message."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from helpers import (
+    BACKEND,
     RANK,
     SIZE,
     assert_equal,
     comm_params,
+    defaulted,
     distribute,
     layout_id,
     layouts,
@@ -50,12 +54,12 @@ def test_filled(case, name):
     shape, split = case
     if name == "full":
         x = quiet(xdist.full, shape, 2.5, split=split)
-        expected = np.full(shape, 2.5)
+        expected = defaulted(np.full(shape, 2.5))
     else:
         x = quiet(getattr(xdist, name), shape, split=split)
-        expected = getattr(np, name)(shape)
+        expected = defaulted(getattr(np, name)(shape))
     if name == "empty":
-        assert (x.shape, x.dtype, x.lshape) == (shape, np.dtype("float64"), x.local.shape)
+        assert (x.shape, x.dtype, x.lshape) == (shape, expected.dtype, tuple(x.local.shape))
         assert x.layout == Layout.balanced(shape, split, SIZE)
     else:
         check(x, expected, split)
@@ -79,7 +83,8 @@ def test_filled(case, name):
 @pytest.mark.parametrize("split", [None, 0])
 def test_full_dtypes(value, dtype, expected, split):
     x = quiet(xdist.full, (7,), value, dtype=dtype, split=split)
-    check(x, np.full(7, value, dtype=expected), split)
+    want = np.full(7, value, dtype=expected)
+    check(x, defaulted(want) if dtype is None else want, split)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "bool", "complex64", "uint8"])
@@ -159,7 +164,7 @@ ARANGE = [
 @pytest.mark.parametrize("split", [None, 0])
 def test_arange(args, split):
     x = quiet(xdist.arange, *args, split=split)
-    check(x, np.arange(*args), split)
+    check(x, defaulted(np.arange(*args)), split)
 
 
 @pytest.mark.parametrize(
@@ -202,7 +207,7 @@ LINSPACE = [
 @pytest.mark.parametrize("split", [None, 0])
 def test_linspace(start, stop, num, endpoint, split):
     x = quiet(xdist.linspace, start, stop, num, endpoint=endpoint, split=split)
-    expected = np.linspace(start, stop, num, endpoint=endpoint)
+    expected = defaulted(np.linspace(start, stop, num, endpoint=endpoint))
     check(x, expected, split, rtol=1e-12)
     np.testing.assert_array_equal(x.to_numpy(), expected)  # the same formula: bit for bit
 
@@ -232,7 +237,7 @@ EYE = [
 @pytest.mark.parametrize("split", [None, 0, 1])
 def test_eye(n_rows, n_cols, k, split):
     x = quiet(xdist.eye, n_rows, n_cols, k=k, split=split)
-    check(x, np.eye(n_rows, n_cols, k=k), split)
+    check(x, defaulted(np.eye(n_rows, n_cols, k=k)), split)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "bool", "complex64"])
@@ -272,8 +277,9 @@ def test_asarray_numpy(case, copy):
     a = random_array(shape, "float32", seed=5)
     x = quiet(xdist.asarray, a, split=split, copy=copy)
     check(x, a, split)
-    if x.local.size:  # copy=None keeps NumPy's buffer; copy=True never shares it
-        assert np.shares_memory(x.local, a) == (copy is None)
+    # copy=None keeps NumPy's buffer; copy=True never shares it (Torch copies 0-d arrays).
+    if math.prod(x.lshape) and (x.ndim or BACKEND.name == "numpy"):
+        assert np.shares_memory(BACKEND.to_host(x.local), a) == (copy is None)
 
 
 @pytest.mark.parametrize(
@@ -298,7 +304,8 @@ def test_asarray_python(obj, dtype, split):
     expected = np.asarray(obj)
     split = split if expected.ndim else None
     x = quiet(xdist.asarray, obj, split=split)
-    assert x.dtype == np.dtype(dtype)
+    expected = defaulted(expected.astype(dtype))  # Python floats: the backend's default
+    assert x.dtype == expected.dtype
     check(x, expected, split)
 
 
@@ -415,12 +422,12 @@ def test_meshgrid_split_given():
 def test_default_split_axis0():
     a = random_array((7, 3), seed=11)
     with xdist.config_context(default_split=0):
-        check(quiet(xdist.zeros, (7, 3)), np.zeros((7, 3)), 0)
-        check(quiet(xdist.zeros, ()), np.zeros(()), None)  # 0-d: replicated
+        check(quiet(xdist.zeros, (7, 3)), defaulted(np.zeros((7, 3))), 0)
+        check(quiet(xdist.zeros, ()), defaulted(np.zeros(())), None)  # 0-d: replicated
         check(quiet(xdist.arange, 7), np.arange(7), 0)
         check(quiet(xdist.asarray, a), a, 0)
-        check(quiet(xdist.asarray, 3.5), np.asarray(3.5), None)
-        check(quiet(xdist.eye, 2, 7), np.eye(2, 7), 0)
+        check(quiet(xdist.asarray, 3.5), defaulted(np.asarray(3.5)), None)
+        check(quiet(xdist.eye, 2, 7), defaulted(np.eye(2, 7)), 0)
         check(quiet(xdist.full, (2,), 1, split=None), np.ones(2, dtype="int64"), None)
         x = distribute(a, 1)
         assert quiet(xdist.zeros_like, x).layout == x.layout  # the input's layout wins
@@ -429,9 +436,9 @@ def test_default_split_axis0():
 
 def test_default_split_axis1():
     with xdist.config_context(default_split=1):
-        check(quiet(xdist.ones, (7,)), np.ones(7), None)  # no axis 1: replicated
-        check(quiet(xdist.eye, 3, 7), np.eye(3, 7), 1)
-        check(quiet(xdist.linspace, 0, 1, 7), np.linspace(0, 1, 7), None)
+        check(quiet(xdist.ones, (7,)), defaulted(np.ones(7)), None)  # no axis 1: replicated
+        check(quiet(xdist.eye, 3, 7), defaulted(np.eye(3, 7)), 1)
+        check(quiet(xdist.linspace, 0, 1, 7), defaulted(np.linspace(0, 1, 7)), None)
         g = xdist.meshgrid(xdist.arange(2, split=None), xdist.arange(7, split=None), indexing="ij")
         check(g[1], np.meshgrid(np.arange(2), np.arange(7), indexing="ij")[1], 1)
     assert xdist.zeros((7, 3)).split is None  # restored

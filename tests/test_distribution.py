@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import (
+    BACKEND,
     RANK,
     SIZE,
     assert_equal,
@@ -24,12 +25,12 @@ def test_from_local_finds_counts_with_one_allgather(comm):
     rows = [(r * 2) % 3 for r in range(comm.size)]  # uneven, with empty blocks
     offsets = np.concatenate([[0], np.cumsum(rows)])
     g = random_array((int(sum(rows)), 4), seed=1)
-    block = g[offsets[comm.rank] : offsets[comm.rank + 1]]
+    block = BACKEND.from_host(np.ascontiguousarray(g[offsets[comm.rank] : offsets[comm.rank + 1]]))
     with xdist.count_collectives() as c:
         x = xdist.from_local(block, split=0, comm=comm)
     assert c == {"allgather": 1}
     assert x.counts == tuple(rows)
-    assert x.shape == g.shape and x.lshape == block.shape
+    assert x.shape == g.shape and x.lshape == tuple(block.shape)
     assert x.local is block
     np.testing.assert_array_equal(x.to_numpy(), g)
 

@@ -28,7 +28,7 @@ import numpy as np
 from . import _array
 from ._comm import Communicator
 from ._config import get_config
-from ._dtypes import ALL_DTYPES, as_dtype, default_complex, default_float, default_int
+from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
 from ._info import resolve_device
 from ._layout import Layout
 from ._redistribute import gather_block, redistribute_block
@@ -122,13 +122,21 @@ def _dtype(dtype: Any, func: str, default: np.dtype) -> np.dtype:
     return default if dtype is None else as_dtype(dtype, func)
 
 
-def _scalar_dtype(value: Any) -> np.dtype:
-    """The standard's dtype for a Python scalar: bool, int64, float64 or complex128."""
+def _default(kind: str, backend: Any = None) -> np.dtype:
+    """The backend's default dtype of ``kind`` (a key of ``default_dtypes()``): float64 for
+    NumPy, float32 for Torch."""
+    return (default_backend() if backend is None else backend).default_dtypes()[kind]
+
+
+def _scalar_dtype(value: Any, backend: Any = None) -> np.dtype:
+    """The standard's dtype for a Python scalar: bool, or the backend's default integral,
+    real floating or complex floating dtype."""
     if isinstance(value, builtins.bool):
         return np.dtype(builtins.bool)
     if isinstance(value, int):
-        return default_int
-    return default_float if isinstance(value, float) else default_complex
+        return _default("integral", backend)
+    kind = "real floating" if isinstance(value, float) else "complex floating"
+    return _default(kind, backend)
 
 
 def _check_fill(value: Any, dtype: np.dtype, func: str) -> None:
@@ -160,6 +168,10 @@ class _Target:
     def xp(self) -> Any:
         return self.backend.xp
 
+    @property
+    def default_float(self) -> np.dtype:
+        return _default("real floating", self.backend)
+
     def layout(self, shape: tuple[int, ...], split: Any, func: str) -> Layout:
         return Layout.balanced(shape, resolve_split(split, len(shape), func), self.comm.size)
 
@@ -172,7 +184,7 @@ class _Target:
 
     def iota(self, start: int, stop: int) -> Any:
         """The int64 global indices ``start:stop`` as a block on the device."""
-        local = self.xp.arange(start, stop, dtype=self.backend.native_dtype(default_int))
+        local = self.xp.arange(start, stop, dtype=self.backend.native_dtype(int64))
         return self.backend.asarray(local, device=self.device)
 
     def wrap(self, block: Any, layout: Layout) -> _array.Array:
@@ -194,7 +206,7 @@ def empty(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array
     t = _Target(comm, device, "empty")
     return t.filled(
         t.layout(_shape(shape, "empty"), split, "empty"),
-        _dtype(dtype, "empty", default_float),
+        _dtype(dtype, "empty", t.default_float),
         None,
     )
 
@@ -203,7 +215,7 @@ def zeros(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array
     """An array of zeros; each rank allocates only its block."""
     t = _Target(comm, device, "zeros")
     return t.filled(
-        t.layout(_shape(shape, "zeros"), split, "zeros"), _dtype(dtype, "zeros", default_float), 0
+        t.layout(_shape(shape, "zeros"), split, "zeros"), _dtype(dtype, "zeros", t.default_float), 0
     )
 
 
@@ -211,7 +223,7 @@ def ones(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.
     """An array of ones; each rank allocates only its block."""
     t = _Target(comm, device, "ones")
     return t.filled(
-        t.layout(_shape(shape, "ones"), split, "ones"), _dtype(dtype, "ones", default_float), 1
+        t.layout(_shape(shape, "ones"), split, "ones"), _dtype(dtype, "ones", t.default_float), 1
     )
 
 
@@ -224,7 +236,7 @@ def full(shape, fill_value, *, dtype=None, device=None, split=DEFAULT, comm=None
         raise TypeError(
             f"full: fill_value must be a Python scalar, got {type(fill_value).__name__}"
         )
-    dt = _dtype(dtype, "full", _scalar_dtype(fill_value))
+    dt = _dtype(dtype, "full", _scalar_dtype(fill_value, t.backend))
     _check_fill(fill_value, dt, "full")
     return t.filled(t.layout(_shape(shape, "full"), split, "full"), dt, fill_value)
 
@@ -303,10 +315,10 @@ def arange(
     if step == 0:
         raise ValueError("arange: step must not be zero")
     is_int = all(isinstance(v, int) for v in (start, stop, step))
-    dt = _dtype(dtype, "arange", default_int if is_int else default_float)
+    t = _Target(comm, device, "arange")
+    dt = _dtype(dtype, "arange", _default("integral" if is_int else "real floating", t.backend))
     if dt.kind not in "iuf":
         raise TypeError(f"arange: dtype must be a real numeric dtype, got {dt}")
-    t = _Target(comm, device, "arange")
     layout = t.layout((_arange_length(start, stop, step),), split, "arange")
     lo, hi = _span(layout, 0, t.comm.rank)
     xp, native = t.xp, t.backend.native_dtype(dt)
@@ -336,14 +348,16 @@ def linspace(
     if not isinstance(endpoint, builtins.bool):
         raise TypeError(f"linspace: endpoint must be a bool, got {endpoint!r}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
-    dt = _dtype(dtype, "linspace", default_complex if is_complex else default_float)
+    t = _Target(comm, device, "linspace")
+    kind = "complex floating" if is_complex else "real floating"
+    dt = _dtype(dtype, "linspace", _default(kind, t.backend))
     if dt.kind not in "fc" or (is_complex and dt.kind != "c"):
         raise TypeError(f"linspace: dtype {dt} cannot hold values from {start!r} to {stop!r}")
-    t = _Target(comm, device, "linspace")
     layout = t.layout((num,), split, "linspace")
     lo, hi = _span(layout, 0, t.comm.rank)
     xp = t.xp
-    work = t.backend.native_dtype(default_complex if is_complex else default_float)
+    # Computed in double precision and then cast, as NumPy does, whatever the result dtype.
+    work = t.backend.native_dtype(complex128 if is_complex else float64)
     first, last = xp.asarray([start], dtype=work), xp.asarray([stop], dtype=work)
     delta = last - first
     y = xp.astype(t.iota(lo, hi), work)
@@ -379,8 +393,8 @@ def eye(
     n_rows = _int(n_rows, "eye", "n_rows")
     n_cols = n_rows if n_cols is None else _int(n_cols, "eye", "n_cols")
     k = _int(k, "eye", "k", minimum=None)
-    dt = _dtype(dtype, "eye", default_float)
     t = _Target(comm, device, "eye")
+    dt = _dtype(dtype, "eye", t.default_float)
     layout = t.layout((n_rows, n_cols), split, "eye")
     mask = _diagonal_mask(t, layout, k, "==")
     return t.wrap(t.xp.astype(mask, t.backend.native_dtype(dt)), layout)
@@ -442,7 +456,7 @@ def _host_data(obj: Any, copy: Any, func: str, dtype: np.dtype | None = None) ->
     if _is_python_data(obj) and data.dtype.kind in "uO":
         # Only Python ints beyond int64 (or non-numbers) make NumPy pick these.
         try:
-            np.asarray(obj, dtype=default_int)
+            np.asarray(obj, dtype=int64)
         except OverflowError:
             raise OverflowError(
                 f"{func}: obj holds Python integers out of the int64 range"
@@ -455,7 +469,7 @@ def _host_data(obj: Any, copy: Any, func: str, dtype: np.dtype | None = None) ->
 def _from_block(t: _Target, data: Any, dtype: Any, copy: Any, split: Any, func: str):
     """The array holding ``data`` (a whole array, the same on every rank): each rank keeps
     its slice only, converted to ``dtype`` and copied as ``copy`` says."""
-    src = t.backend.dtype_of(data)
+    src = t.backend.dtype_of(data) if t.backend.is_block(data) else data.dtype
     if dtype is None:
         if src not in ALL_DTYPES:
             raise TypeError(
@@ -468,7 +482,7 @@ def _from_block(t: _Target, data: Any, dtype: Any, copy: Any, split: Any, func: 
         raise ValueError(f"{func}: copy=False, but converting {src} to {dt} needs a copy")
     layout = t.layout(tuple(data.shape), split, func)
     local = data[layout.local_slice(t.comm.rank)] if layout.split is not None else data
-    block = t.backend.asarray(local, dtype=t.backend.native_dtype(dt), device=t.device, copy=copy)
+    block = t.backend.asarray(local, dtype=dt, device=t.device, copy=copy)
     return t.wrap(block, layout)
 
 
@@ -518,6 +532,10 @@ def asarray(
     t = _Target(comm, device, "asarray")
     dt = None if dtype is None else as_dtype(dtype, "asarray")
     data = obj if t.backend.is_block(obj) else _host_data(obj, copy, "asarray", dt)
+    if dt is None and _is_python_data(obj) and data.dtype.kind in "fc":
+        # Python floats and complex numbers take the backend's default (float32 in Torch).
+        kind = "real floating" if data.dtype.kind == "f" else "complex floating"
+        dtype = _default(kind, t.backend)
     return _from_block(t, data, dtype, copy, split, "asarray")
 
 

@@ -130,12 +130,31 @@ def apply_elementwise(func: str, local_fn, operands: list[Any]) -> _array.Array:
     return _array.Array._new(local, out, comm, backend)
 
 
+def _standard_dtype(out: _array.Array, x1: Any, x2: Any) -> _array.Array:
+    """``out`` in the dtype the standard's promotion gives two arrays (``result_type``),
+    where the backend promoted them otherwise within the same kind (integer or floating):
+    the namespace behaves the same on every backend."""
+    if not (isinstance(x1, _array.Array) and isinstance(x2, _array.Array)):
+        return out
+    from ._data_type_functions import result_type
+
+    want, got = result_type(x1.dtype, x2.dtype), out.dtype
+    same_kind = (want.kind in "iu") == (got.kind in "iu") and got.kind != "b"
+    if got == want or not same_kind or (want.kind == "c") != (got.kind == "c"):
+        return out
+    local = out._backend.xp.astype(out._local, out._backend.native_dtype(want))
+    return _array.Array._new(local, out._layout, out._comm, out._backend)
+
+
 def _make_unary(name: str, category: str):
     def func(x: _array.Array, /) -> _array.Array:
         if not isinstance(x, _array.Array):
             raise TypeError(f"{name}: x must be an xdist array, got {type(x).__name__}")
         check_category(x.dtype, category, name)
-        local = getattr(x._backend.xp, name)(x._local)
+        if name == "imag" and x.dtype.kind != "c":  # zeros, as NumPy gives (Torch refuses)
+            local = x._backend.xp.zeros_like(x._local)
+        else:
+            local = getattr(x._backend.xp, name)(x._local)
         if not x._backend.is_block(local):  # NumPy returns scalars for 0-d input
             local = x._backend.asarray(local)
         return _array.Array._new(local, x._layout, x._comm, x._backend)
@@ -152,8 +171,11 @@ def _make_binary(name: str, category: str):
         for arg, label in ((x1, "x1"), (x2, "x2")):
             if isinstance(arg, _array.Array):
                 check_category(arg.dtype, category, name, label)
-        xp = (x1 if isinstance(x1, _array.Array) else x2)._backend.xp
-        return apply_elementwise(name, getattr(xp, name), [x1, x2])
+        array = x1 if isinstance(x1, _array.Array) else x2
+        if array.dtype.kind != "b":  # a Python bool with numbers counts as 0 or 1 (Torch
+            x1, x2 = (int(v) if isinstance(v, bool) else v for v in (x1, x2))  # refuses it)
+        out = apply_elementwise(name, getattr(array._backend.xp, name), [x1, x2])
+        return _standard_dtype(out, x1, x2)
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = (
@@ -182,11 +204,11 @@ def clip(x: _array.Array, /, min=None, max=None) -> _array.Array:  # noqa: A002
                 check_category(bound.dtype, "real numeric", "clip", label)
     shapes = [x.shape] + [b.shape for b in (min, max) if isinstance(b, _array.Array)]
     broadcast_shapes(shapes, "clip")  # the result has the shape of the three broadcast
-    xp = x._backend.xp
-    dtype = x.dtype
+    backend = x._backend
+    xp, dtype, native = backend.xp, x.dtype, backend.native_dtype(x.dtype)
 
     def local_clip(block, lo, hi):
         out = xp.clip(block, lo, hi)
-        return out if out.dtype == dtype else xp.astype(out, dtype)
+        return out if backend.dtype_of(out) == dtype else xp.astype(out, native)
 
     return apply_elementwise("clip", local_clip, [x, min, max])

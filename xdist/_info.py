@@ -20,20 +20,10 @@ __all__ = ["__array_namespace_info__"]
 
 
 def resolve_device(backend: Backend, device: Any, func: str) -> Device:
-    """``device`` as a device of ``backend`` (``None``: its default), or a ``ValueError``.
-
-    A device may be given as the object ``x.device`` returns or as its string (``"cpu"``).
-    """
-    if device is None:
-        return backend.default_device()
-    known = backend.devices()
-    for d in known:
-        if device == d or (isinstance(device, str) and device == str(d)):
-            return d
-    raise ValueError(
-        f"{func}: device {device!r} is not a device of the {backend.name} backend; "
-        f"expected one of {[str(d) for d in known]}"
-    )
+    """``device`` as a device of ``backend`` (``None``: its default), or a ``ValueError``
+    naming ``func``. A device may be given as the object ``x.device`` returns or as its
+    string (``"cpu"``); the backend's ``check_device`` decides."""
+    return backend.check_device(device, func)
 
 
 class Info:
@@ -63,22 +53,22 @@ class Info:
         return list(self._backend.devices())
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
+        """The backend's defaults (NumPy: float64 and complex128; Torch: float32 and
+        complex64; int64 for integers and indices everywhere)."""
         resolve_device(self._backend, device, "default_dtypes")
-        return {
-            "real floating": _dtypes.default_float,
-            "complex floating": _dtypes.default_complex,
-            "integral": _dtypes.default_int,
-            "indexing": _dtypes.default_index,
-        }
+        return dict(self._backend.default_dtypes())
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, np.dtype]:
-        """The standard's dtypes by name, only those of ``kind`` (as ``isdtype`` reads it)."""
+        """The standard's dtypes the backend supports, by name, only those of ``kind`` (as
+        ``isdtype`` reads it)."""
         from ._data_type_functions import isdtype
 
         resolve_device(self._backend, device, "dtypes")
+        # Only what the backend holds: Torch has no uint16, uint32 or uint64.
+        known = [d for d in _dtypes.ALL_DTYPES if d in self._backend.supported_dtypes()]
         if kind is None:
-            return {d.name: d for d in _dtypes.ALL_DTYPES}
-        return {d.name: d for d in _dtypes.ALL_DTYPES if isdtype(d, kind)}
+            return {d.name: d for d in known}
+        return {d.name: d for d in known if isdtype(d, kind)}
 
 
 def __array_namespace_info__() -> Info:

@@ -217,7 +217,8 @@ def count_nonzero(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _
     native = x._backend.native_dtype(default_index)
 
     def local(block, axes):
-        return xp.astype(xp.count_nonzero(block, axis=axes, keepdims=True), native)
+        # A sum of nonzero flags: array-api-compat's Torch count_nonzero mishandles axis=().
+        return xp.sum(xp.astype(block != 0, native), axis=axes, keepdims=True)
 
     return reduce_simple(x, plan, local, "sum", 0, default_index)
 
@@ -359,6 +360,22 @@ def _sorted_by(x1: _array.Array, sorter: _array.Array) -> _array.Array:
     return _array.Array._new(backend.from_host(values, x1.device), target, comm, backend)
 
 
+def _local_search(backend: Any, block: Any, keys: Any, side: str) -> Any:
+    """``searchsorted`` of ``keys`` in a sorted block, NaNs placed as NumPy places them:
+    NaNs of the block (last) are counted apart, because backends disagree on where a NaN or
+    a number goes among them (NumPy: numbers before the NaNs; Torch: after them)."""
+    xp = backend.xp
+    if backend.dtype_of(block).kind != "f":
+        return xp.searchsorted(block, keys, side=side)
+    n = block.shape[0]
+    nans = int(xp.sum(xp.astype(xp.isnan(block), xp.int64)))
+    if not nans:
+        return xp.searchsorted(block, keys, side=side)
+    found = xp.searchsorted(block[: n - nans], keys, side=side)
+    nan_at = xp.full_like(found, n - nans if side == "left" else n)
+    return xp.where(xp.isnan(keys), nan_at, found)
+
+
 def _search_routed(x1: _array.Array, x2: _array.Array, side: str) -> Any:
     """This rank's result block for a split ``x1`` and a split ``x2``.
 
@@ -369,7 +386,7 @@ def _search_routed(x1: _array.Array, x2: _array.Array, side: str) -> Any:
     first block answer 0 without moving; the others go to their owner and their answers come
     back (``_ask_owners``: one allgather of counts, two ``alltoallv`` of ``x2``'s local size).
     """
-    comm, backend, xp = x1._comm, x1._backend, x1._backend.xp
+    comm, backend = x1._comm, x1._backend
     counts = x1.counts
     present = [r for r in range(comm.size) if counts[r] > 0]
     mine = backend.to_host(x1._local[:1])
@@ -381,7 +398,7 @@ def _search_routed(x1: _array.Array, x2: _array.Array, side: str) -> Any:
     offset = x1._layout.offsets[comm.rank]
 
     def answer(received: np.ndarray) -> np.ndarray:
-        found = xp.searchsorted(x1._local, backend.from_host(received, x1.device), side=side)
+        found = _local_search(backend, x1._local, backend.from_host(received, x1.device), side)
         return backend.to_host(found).astype(np.int64) + offset
 
     out = np.zeros(values.shape[0], dtype=np.int64)
@@ -414,7 +431,7 @@ def searchsorted(
     check_category(x1.dtype, "real numeric", "searchsorted", "x1")
     if isinstance(x2, _SCALARS):
         _check_scalar_fits(x2, x1.dtype, "searchsorted", "x2")
-        block = x1._backend.asarray(x2, dtype=x1._backend.native_dtype(x1.dtype))
+        block = x1._backend.asarray(x2, dtype=x1.dtype)
         x2 = _array.Array._new(block, Layout.replicated(()), x1._comm, x1._backend)
     check_array(x2, "searchsorted", "x2")
     check_category(x2.dtype, "real numeric", "searchsorted", "x2")
@@ -430,12 +447,12 @@ def searchsorted(
             )
         _same_context(x1, sorter, "searchsorted", "sorter")
         x1 = _sorted_by(x1, sorter)
-    comm, backend, xp = x1._comm, x1._backend, x1._backend.xp
+    comm, backend = x1._comm, x1._backend
     if x1.split is None or comm.size == 1 or x2.size == 0:
-        local = xp.searchsorted(x1._local, x2._local, side=side)
+        local = _local_search(backend, x1._local, x2._local, side)
         return _wrap(local, x2._layout, x2)
     if x2.split is None:
-        partial = backend.to_host(xp.searchsorted(x1._local, x2._local, side=side))
+        partial = backend.to_host(_local_search(backend, x1._local, x2._local, side))
         total = comm.allreduce(np.asarray(partial, dtype=np.int64), "sum")
         return _wrap(backend.from_host(total, x2.device), x2._layout, x2)
     return _wrap(_search_routed(x1, x2, side), x2._layout, x2)
