@@ -90,6 +90,10 @@ def _elements(dtype: np.dtype, finite: bool, elements):
     ``finite``; no subnormals (their handling is the platform's, not the standard's)."""
     if elements is not None or dtype.kind not in "fc":
         return elements
+    if dtype.kind == "c" and default_backend().name != "numpy":
+        # Complex infinities and NaNs: Torch's complex math does not give C99's special
+        # values the way NumPy does (inf + 0j), a library difference, not xdist's.
+        finite = True
     kind = st.floats if dtype.kind == "f" else st.complex_numbers
     return kind(
         width=dtype.itemsize * 8,

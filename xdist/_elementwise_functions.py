@@ -146,6 +146,20 @@ def _standard_dtype(out: _array.Array, x1: Any, x2: Any) -> _array.Array:
     return _array.Array._new(local, out._layout, out._comm, out._backend)
 
 
+def _by_zero_is_zero(fn, xp):
+    """Integer ``fn`` (floor_divide, remainder) giving 0 where the divisor is 0, as NumPy
+    does, on every backend (Torch raises ZeroDivisionError)."""
+
+    def local(a, b):
+        if isinstance(b, int):
+            return fn(a, b) if b != 0 else xp.zeros_like(fn(a, 1))
+        zero = b == 0
+        out = fn(a, xp.where(zero, xp.ones_like(b), b))
+        return xp.where(zero, xp.zeros_like(out), out)
+
+    return local
+
+
 def _make_unary(name: str, category: str):
     def func(x: _array.Array, /) -> _array.Array:
         if not isinstance(x, _array.Array):
@@ -174,7 +188,10 @@ def _make_binary(name: str, category: str):
         array = x1 if isinstance(x1, _array.Array) else x2
         if array.dtype.kind != "b":  # a Python bool with numbers counts as 0 or 1 (Torch
             x1, x2 = (int(v) if isinstance(v, bool) else v for v in (x1, x2))  # refuses it)
-        out = apply_elementwise(name, getattr(array._backend.xp, name), [x1, x2])
+        local_fn = getattr(array._backend.xp, name)
+        if name in ("floor_divide", "remainder") and array.dtype.kind in "iu":
+            local_fn = _by_zero_is_zero(local_fn, array._backend.xp)
+        out = apply_elementwise(name, local_fn, [x1, x2])
         return _standard_dtype(out, x1, x2)
 
     func.__name__ = func.__qualname__ = name
