@@ -40,16 +40,18 @@ def _entries(dtype: str):
 
 @st.composite
 def _matrices(draw, dtype: str, square=True, min_side=1, max_side=5, batch=True, spd=False):
-    """A stack of matrices; square ones are diagonally dominant (invertible, well
-    conditioned), ``spd`` ones Hermitian positive definite."""
+    """A stack of matrices, diagonally dominant (full rank, well conditioned; square ones
+    invertible); ``spd`` ones Hermitian positive definite."""
     stack = draw(hnp.array_shapes(min_dims=0, max_dims=1 if batch else 0, max_side=3))
     n = draw(st.integers(min_side, max_side))
     m = n if square else draw(st.integers(min_side, max_side))
     a = draw(hnp.arrays(np.dtype(dtype), (*stack, n, m), elements=_entries(dtype)))
-    if square and np.dtype(dtype).kind in "fc":
+    if np.dtype(dtype).kind in "fc":
         if spd:
             a = a @ np.conj(np.swapaxes(a, -1, -2))
-        a = a + (n + 1) * np.eye(n, dtype=dtype)
+        # A dominant (rectangular) diagonal: singular values near max(n, m) + 1, so results
+        # are well conditioned and comparable across libraries (pinv of float32 included).
+        a = a + (max(n, m) + 1) * np.eye(n, m, dtype=dtype)
     return draw(laid_out(a))
 
 
