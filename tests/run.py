@@ -1,6 +1,10 @@
-"""Run the whole test suite at 1 rank, then under mpiexec at 2 and 3 ranks.
+"""Run the whole test suite for each backend at 1 rank, then under mpiexec at 2 and 3 ranks.
 
-    python tests/run.py [--ranks 1,2,3] [--timeout SECONDS] [pytest args...]
+    python tests/run.py [--backends numpy,torch] [--ranks 1,2,3] [--timeout SECONDS]
+                        [pytest args...]
+
+The backends default to NumPy, plus Torch (CPU) when ``import torch`` works; each run sets
+``XDIST_BACKEND``.
 
 Each run has a wall-clock limit: a hang is killed and reported as a failure. Under mpiexec a
 test failing on any rank aborts the whole job (tests/conftest.py), so a failure never leaves
@@ -11,6 +15,7 @@ yield the processor while it waits, or busy polling makes that run crawl.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import shutil
@@ -86,25 +91,37 @@ def _counts(output: str) -> dict[str, int]:
     return found
 
 
+def _default_backends() -> str:
+    """numpy, and torch when it is installed (found without importing it: that is slow)."""
+    return "numpy,torch" if importlib.util.find_spec("torch") is not None else "numpy"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--backends",
+        default=_default_backends(),
+        help="comma-separated backends (default: numpy, plus torch when installed)",
+    )
     parser.add_argument("--ranks", default="1,2,3", help="comma-separated rank counts")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per run")
     args, pytest_args = parser.parse_known_args()
     ranks = [int(r) for r in args.ranks.split(",")]
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     base_env = dict(os.environ)
     base_env.setdefault("OMP_NUM_THREADS", "1")
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]
     results = []
     total: dict[str, int] = {}
-    for n in ranks:
-        env = dict(base_env)
+    for backend, n in [(b, n) for b in backends for n in ranks]:
+        env = dict(base_env, XDIST_BACKEND=backend)
         if n == 1:
             cmd = pytest
         else:
             env.update(OVERSUBSCRIBE_ENV)
             cmd = [_mpiexec(), "-n", str(n), sys.executable, "-m", "mpi4py", *pytest[1:]]
-        print(f"\n===== xdist tests at {n} rank{'s' if n > 1 else ''}: {' '.join(cmd)}", flush=True)
+        where = f"{backend} at {n} rank{'s' if n > 1 else ''}"
+        print(f"\n===== xdist tests, {where}: {' '.join(cmd)}", flush=True)
         start = time.monotonic()
         code, output = _run(cmd, env, args.timeout)
         elapsed = time.monotonic() - start
@@ -117,16 +134,16 @@ def main() -> int:
         counts = _counts(output)
         for k, v in counts.items():
             total[k] = total.get(k, 0) + v
-        results.append((n, verdict, elapsed, counts))
+        results.append((backend, n, verdict, elapsed, counts))
     print("\n===== summary")
-    for n, verdict, elapsed, counts in results:
-        print(f"{n} rank(s): {verdict} in {elapsed:.0f} s  {counts}")
-    failed_runs = sum(v != "ok" for _, v, _, _ in results)
+    for backend, n, verdict, elapsed, counts in results:
+        print(f"{backend:>6}, {n} rank(s): {verdict} in {elapsed:.0f} s  {counts}")
+    failed_runs = sum(v != "ok" for _, _, v, _, _ in results)
     failed = total.get("failed", 0) + total.get("error", 0) + failed_runs
     line = f"{total.get('passed', 0)} passed, {failed} failed"
     if total.get("skipped"):
         line += f", {total['skipped']} skipped"
-    print(f"total: {line}")
+    print(f"total ({', '.join(backends)}; ranks {args.ranks}): {line}")
     return 1 if failed_runs else 0
 
 
