@@ -110,6 +110,8 @@ def main() -> int:
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     base_env = dict(os.environ)
     base_env.setdefault("OMP_NUM_THREADS", "1")
+    # Every rank must draw the same examples: set iteration order must not differ per process.
+    base_env.setdefault("PYTHONHASHSEED", "0")
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]
     results = []
     total: dict[str, int] = {}
