@@ -7,7 +7,28 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["Backend", "BackendBase", "Device"]
+__all__ = ["STANDARD_DTYPES", "Backend", "BackendBase", "Device"]
+
+
+# The standard's dtypes, as NumPy dtype objects (xdist's dtypes).
+STANDARD_DTYPES = tuple(
+    np.dtype(name)
+    for name in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,31 +14,15 @@ import cupy
 import cupyx
 import numpy as np
 
-from .base import BackendBase, Device
+from .base import STANDARD_DTYPES, BackendBase, Device
 
 __all__ = ["CuPyBackend", "backend"]
-
-_STANDARD = (
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
 
 
 class CuPyBackend(BackendBase):
     name = "cupy"
     xp = xp_cupy
-    _dtypes = {np.dtype(d): np.dtype(d) for d in _STANDARD}
+    _dtypes = {d: d for d in STANDARD_DTYPES}
 
     def devices(self) -> list[Device]:
         return [Device("cupy", "cuda", i) for i in range(cupy.cuda.runtime.getDeviceCount())]

@@ -7,32 +7,17 @@ from typing import Any
 import array_api_compat.numpy as xp_numpy
 import numpy as np
 
-from .base import BackendBase, Device
+from .base import STANDARD_DTYPES, BackendBase, Device
 
 __all__ = ["NumPyBackend", "backend"]
 
 _CPU = Device("numpy", "cpu")
-_STANDARD = (
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
 
 
 class NumPyBackend(BackendBase):
     name = "numpy"
     xp = xp_numpy
-    _dtypes = {np.dtype(d): np.dtype(d) for d in _STANDARD}
+    _dtypes = {d: d for d in STANDARD_DTYPES}
 
     def devices(self) -> list[Device]:
         return [_CPU]
