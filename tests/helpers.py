@@ -148,3 +148,13 @@ def random_array(shape, dtype="float64", seed=0) -> np.ndarray:
     if dtype.kind == "c":
         return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
+
+
+def layout_pair_params(cases, second: int):
+    """pytest params ``(s1, s2, arg, l1, l2)`` for binary-op cases ``(s1, s2, arg)``: every
+    layout of the first operand with the first ``second`` layouts of the other."""
+    for s1, s2, arg in cases:
+        for l1 in layouts(s1):
+            for l2 in layouts(s2)[:second]:
+                name = f"{s1}.{s2}@{arg}-{layout_id(l1)}-{layout_id(l2)}"
+                yield pytest.param(s1, s2, arg, l1, l2, id=name)

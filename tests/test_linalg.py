@@ -13,6 +13,7 @@ from helpers import (
     assert_layout_consistent,
     distribute,
     layout_id,
+    layout_pair_params,
     layouts,
     random_array,
     uneven_counts,
@@ -560,15 +561,7 @@ CROSS_CASES = [
 ]
 
 
-def _cross_cases():
-    for s1, s2, axis in CROSS_CASES:
-        for l1 in layouts(s1):
-            for l2 in layouts(s2)[:2]:
-                name = f"{s1}x{s2}@{axis}-{layout_id(l1)}-{layout_id(l2)}"
-                yield pytest.param(s1, s2, axis, l1, l2, id=name)
-
-
-@pytest.mark.parametrize("s1,s2,axis,l1,l2", list(_cross_cases()))
+@pytest.mark.parametrize("s1,s2,axis,l1,l2", list(layout_pair_params(CROSS_CASES, 2)))
 def test_cross(s1, s2, axis, l1, l2):
     a, b = random_array(s1, seed=20), random_array(s2, "int64", seed=21)
     got = la.cross(distribute(a, *l1), distribute(b, *l2), axis=axis)

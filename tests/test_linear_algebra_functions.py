@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import SIZE, assert_equal, comm_params, distribute, layout_id, layouts, random_array
+from helpers import (
+    SIZE,
+    assert_equal,
+    comm_params,
+    distribute,
+    layout_id,
+    layout_pair_params,
+    layouts,
+    random_array,
+)
 
 import xdist
 from xdist import Layout
@@ -273,15 +282,7 @@ TENSORDOT_CASES = [
 ]
 
 
-def _tensordot_cases():
-    for s1, s2, axes in TENSORDOT_CASES:
-        for l1 in layouts(s1):
-            for l2 in layouts(s2)[:3]:
-                name = f"{s1}.{s2}@{axes}-{layout_id(l1)}-{layout_id(l2)}"
-                yield pytest.param(s1, s2, axes, l1, l2, id=name)
-
-
-@pytest.mark.parametrize("s1,s2,axes,l1,l2", list(_tensordot_cases()))
+@pytest.mark.parametrize("s1,s2,axes,l1,l2", list(layout_pair_params(TENSORDOT_CASES, 3)))
 def test_tensordot_matches_numpy(s1, s2, axes, l1, l2):
     g1, g2 = random_array(s1, seed=1), random_array(s2, "int32", seed=2)
     got = xdist.tensordot(distribute(g1, *l1), distribute(g2, *l2), axes=axes)
@@ -357,15 +358,7 @@ VECDOT_CASES = [
 ]
 
 
-def _vecdot_cases():
-    for s1, s2, axis in VECDOT_CASES:
-        for l1 in layouts(s1):
-            for l2 in layouts(s2)[:3]:
-                name = f"{s1}.{s2}@{axis}-{layout_id(l1)}-{layout_id(l2)}"
-                yield pytest.param(s1, s2, axis, l1, l2, id=name)
-
-
-@pytest.mark.parametrize("s1,s2,axis,l1,l2", list(_vecdot_cases()))
+@pytest.mark.parametrize("s1,s2,axis,l1,l2", list(layout_pair_params(VECDOT_CASES, 3)))
 def test_vecdot_matches_numpy(s1, s2, axis, l1, l2):
     g1, g2 = random_array(s1, "complex128", seed=9), random_array(s2, "complex128", seed=10)
     got = xdist.vecdot(distribute(g1, *l1), distribute(g2, *l2), axis=axis)

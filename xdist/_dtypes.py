@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .backends.base import STANDARD_DTYPES
+
 __all__ = [
     "bool",
     "int8",
@@ -42,21 +44,7 @@ float64 = np.dtype("float64")
 complex64 = np.dtype("complex64")
 complex128 = np.dtype("complex128")
 
-ALL_DTYPES = (
-    bool,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-    float32,
-    float64,
-    complex64,
-    complex128,
-)
+ALL_DTYPES = STANDARD_DTYPES  # the same tuple the backends map
 
 default_float = float64
 default_int = int64
