@@ -4,6 +4,8 @@
 - Under several ranks, only rank 0 reports; a test failing on any rank prints its report
   (with the rank) and aborts the whole job, so the other ranks never wait in a collective
   that will not come.
+- ``SCIPY_ARRAY_API=1`` is set before anything imports SciPy, so that SciPy dispatches on
+  xdist arrays (the interop tests) as a user who sets it gets.
 - Every test has a watchdog: past ``XDIST_TEST_TIMEOUT`` seconds (default 120) the stacks are
   dumped and the process exits, which ends the MPI job.
 """
@@ -14,6 +16,8 @@ import faulthandler
 import os
 import sys
 import time
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")  # read once, when SciPy is first imported
 
 import numpy as np
 import pytest

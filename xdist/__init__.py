@@ -30,6 +30,7 @@ from ._dtypes import (
     uint64,
 )
 from ._elementwise_functions import *  # noqa: F403
+from ._gathers import GatherWarning
 from ._indexing_functions import *  # noqa: F403
 from ._info import *  # noqa: F403
 from ._layout import Layout

@@ -7,6 +7,7 @@ written in place.
 
 from __future__ import annotations
 
+import math
 import types
 from typing import Any
 
@@ -62,7 +63,7 @@ class Array:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self._layout.shape, dtype=np.int64))
+        return math.prod(self._layout.shape)
 
     @property
     def T(self) -> Array:
@@ -149,6 +150,9 @@ class Array:
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         if copy is False:
             raise ValueError("__array__: a distributed array cannot be viewed without a copy")
+        from ._gathers import warn_gather
+
+        warn_gather("__array__", self._layout, self.dtype, self._comm)
         out = self.to_numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
 

@@ -254,7 +254,9 @@ def index_blocks(
     blocks, bad = [], False
     for item, n in zip(items, sizes):
         if isinstance(item, _array.Array):
-            block = align_block(item._local, item._layout, target, comm, backend)
+            block = align_block(
+                item._local, item._layout, target, comm, backend, "integer-array indexing"
+            )
             block = xp.reshape(xp.broadcast_to(block, lshape), (m,))
             block, b = normalize_block(block, n, backend)
             bad = bad or b

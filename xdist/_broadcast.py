@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ._gathers import implicit_gather
 from ._layout import Layout
-from ._redistribute import gather_block, redistribute_block
+from ._redistribute import redistribute_block
 
 __all__ = ["broadcast_shapes", "output_layout", "align_block"]
 
@@ -62,13 +63,20 @@ def output_layout(layouts: Sequence[Layout], out_shape: tuple[int, ...]) -> Layo
     return Layout(out_shape, out_axis, best.counts)
 
 
-def align_block(block: Any, layout: Layout, out: Layout, comm: Any, backend: Any) -> Any:
+def align_block(block: Any, layout: Layout, out: Layout, comm: Any, backend: Any, func: str) -> Any:
     """This rank's part of an operand, ready to broadcast against the output's local block."""
     if out.split is None or comm.size == 1:
-        return gather_block(block, layout, comm, backend) if layout.split is not None else block
+        return _whole(block, layout, comm, backend, func)
     axis = _axis_in(layout, out.ndim, out.split)
     if axis < 0 or layout.shape[axis] != out.shape[out.split]:
         # The operand has no such axis or broadcasts along it: every rank needs all of it.
-        return gather_block(block, layout, comm, backend) if layout.split is not None else block
+        return _whole(block, layout, comm, backend, func)
     target = Layout(layout.shape, axis, out.counts)
     return redistribute_block(block, layout, target, comm, backend)
+
+
+def _whole(block: Any, layout: Layout, comm: Any, backend: Any, func: str) -> Any:
+    """All of an operand on every rank (an implicit gather when it is split)."""
+    if layout.split is None:
+        return block
+    return implicit_gather(block, layout, comm, backend, func)

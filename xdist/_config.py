@@ -11,6 +11,11 @@ Settings (environment variable in brackets):
 - ``comm`` [``XDIST_COMM=self|world``]: the default communicator. ``world`` (the default when
   mpi4py and an MPI library are importable) is ``MPI.COMM_WORLD``; ``self`` is the
   one-process communicator that needs no MPI at all.
+- ``gather_warning_elements`` [``XDIST_GATHER_WARNING_ELEMENTS``]: an implicit gather (one the
+  user did not ask for: ``np.asarray`` of a split array, an operation whose algorithm needs a
+  whole operand on every rank) of an array with more elements than this issues an
+  ``xdist.GatherWarning``. The default, ``2**16``, keeps small gathers (class means, a vector
+  broadcast against a matrix) silent; ``0`` reports every one (see docs/interop.md).
 - ``cuda_aware`` [``XDIST_CUDA_AWARE=0|1``]: whether MPI may be handed device buffers.
   ``None`` (the default, or the variable unset / ``auto``) asks the MPI library; ``True`` or
   ``False`` overrides the answer (see docs/backends.md).
@@ -26,9 +31,10 @@ from dataclasses import dataclass, replace
 __all__ = ["Config", "get_config", "set_config", "config_context"]
 
 _INT32_MAX = 2**31 - 1
+_GATHER_WARNING_ELEMENTS = 2**16
 
 
-def _env_int(name: str, default: int) -> int:
+def _env_int(name: str, default: int, minimum: int = 1) -> int:
     value = os.environ.get(name)
     if value is None or value == "":
         return default
@@ -36,8 +42,8 @@ def _env_int(name: str, default: int) -> int:
         parsed = int(value)
     except ValueError:
         raise ValueError(f"{name}: expected an integer, got {value!r}") from None
-    if parsed < 1:
-        raise ValueError(f"{name}: expected a positive integer, got {parsed}")
+    if parsed < minimum:
+        raise ValueError(f"{name}: expected an integer >= {minimum}, got {parsed}")
     return parsed
 
 
@@ -67,6 +73,7 @@ class Config:
     max_message_elements: int
     default_split: int | None
     cuda_aware: bool | None = None
+    gather_warning_elements: int = _GATHER_WARNING_ELEMENTS
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_message_elements, int) or self.max_message_elements < 1:
@@ -83,6 +90,9 @@ class Config:
             raise TypeError(
                 f"set_config: default_split must be an int or None, got {self.default_split!r}"
             )
+        g = self.gather_warning_elements
+        if not isinstance(g, int) or isinstance(g, bool) or g < 0:
+            raise ValueError(f"set_config: gather_warning_elements must be an int >= 0, got {g!r}")
         if self.cuda_aware is not None and not isinstance(self.cuda_aware, bool):
             raise TypeError(
                 f"set_config: cuda_aware must be True, False or None, got {self.cuda_aware!r}"
@@ -93,6 +103,9 @@ _config = Config(
     max_message_elements=_env_int("XDIST_MAX_MESSAGE_ELEMENTS", _INT32_MAX),
     default_split=_env_split("XDIST_DEFAULT_SPLIT"),
     cuda_aware=_env_flag("XDIST_CUDA_AWARE"),
+    gather_warning_elements=_env_int(
+        "XDIST_GATHER_WARNING_ELEMENTS", _GATHER_WARNING_ELEMENTS, minimum=0
+    ),
 )
 
 

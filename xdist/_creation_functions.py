@@ -29,9 +29,10 @@ from . import _array
 from ._comm import Communicator
 from ._config import get_config
 from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
+from ._gathers import implicit_gather
 from ._info import resolve_device
 from ._layout import Layout
-from ._redistribute import gather_block, redistribute_block
+from ._redistribute import redistribute_block
 from ._runtime import default_backend, default_comm
 from ._validation import check_array, normalize_axis
 
@@ -607,7 +608,7 @@ def _grid(t: _Target, a: _array.Array, axis: int, layout: Layout) -> _array.Arra
             a._local, a._layout, Layout(a.shape, 0, layout.counts), t.comm, t.backend
         )
     else:
-        piece = gather_block(a._local, a._layout, t.comm, t.backend)
+        piece = implicit_gather(a._local, a._layout, t.comm, t.backend, "meshgrid")
     view = [1] * layout.ndim
     view[axis] = -1
     xp = t.xp

@@ -119,7 +119,7 @@ def apply_elementwise(func: str, local_fn, operands: list[Any]) -> _array.Array:
         shape = broadcast_shapes([a.shape for a in arrays], func)
         out = output_layout([a._layout for a in arrays], shape)
         blocks = [
-            align_block(x._local, x._layout, out, comm, backend)
+            align_block(x._local, x._layout, out, comm, backend, func)
             if isinstance(x, _array.Array)
             else x
             for x in operands

@@ -37,8 +37,9 @@ import numpy as np
 
 from . import _array
 from ._broadcast import broadcast_shapes
+from ._gathers import implicit_gather
 from ._layout import Layout
-from ._redistribute import exchange_boxes, gather_block
+from ._redistribute import exchange_boxes
 
 __all__: list[str] = []
 
@@ -443,7 +444,7 @@ def _fetch(value: Any, want: list[Box | None]) -> Any:
     if all(w is None or _inside(w, boxes[q]) for q, w in enumerate(want)):
         return None if mine is None else value._local[_shift(mine, boxes[comm.rank])]
     if all(w == _full(value) for w in want):
-        return gather_block(value._local, layout, comm, backend)
+        return implicit_gather(value._local, layout, comm, backend, "__setitem__")
     moves = []
     for dst, w in enumerate(want):
         for src in range(comm.size):

@@ -103,7 +103,7 @@ def _along_local(x, indices, axis: int, layout: Layout, error: IndexError) -> _a
     replicated = indices.split is None
     if replicated:  # every rank sees every index: no agreement needed
         _, bad = normalize_block(indices._local, n, backend)
-    block = align_block(indices._local, indices._layout, layout, comm, backend)
+    block = align_block(indices._local, indices._layout, layout, comm, backend, "take_along_axis")
     block, local_bad = normalize_block(block, n, backend)
     if not replicated:
         bad = local_bad
@@ -128,7 +128,7 @@ def _along_fetch(x, indices, axis: int, shape: tuple[int, ...], error: IndexErro
     layout = output_layout([indices._layout], shape)
     lshape = layout.local_shape(comm.rank)
     m = int(np.prod(lshape, dtype=np.int64))
-    block = align_block(indices._local, indices._layout, layout, comm, backend)
+    block = align_block(indices._local, indices._layout, layout, comm, backend, "take_along_axis")
     block = xp.reshape(xp.broadcast_to(block, lshape), (m,))
     block, bad = normalize_block(block, x.shape[axis], backend)
     coords = []

@@ -36,8 +36,9 @@ import numpy as np
 from . import _array
 from ._broadcast import align_block, output_layout
 from ._broadcast import broadcast_shapes as _broadcast_shapes
+from ._gathers import implicit_gather
 from ._layout import Layout
-from ._redistribute import exchange_boxes, gather_block, redistribute_block
+from ._redistribute import exchange_boxes, redistribute_block
 from ._validation import check_array, check_same_context, normalize_axes, normalize_axis
 
 __all__ = [
@@ -114,7 +115,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
         if x.shape[layout.split] == shape[axis]:
             out = Layout(shape, axis, layout.counts)
         else:  # length 1 broadcast along the split axis: every rank needs the whole of x
-            block = gather_block(block, layout, comm, x._backend)
+            block = implicit_gather(block, layout, comm, x._backend, "broadcast_to")
             out = Layout.balanced(shape, axis, comm.size)
     return _wrap(_materialize(xp, block, out.local_shape(comm.rank)), out, x)
 
@@ -142,7 +143,7 @@ def broadcast_arrays(*arrays: Array) -> list[Array]:
         if a._layout == out:
             result.append(a)
             continue
-        block = align_block(a._local, a._layout, out, comm, backend)
+        block = align_block(a._local, a._layout, out, comm, backend, "broadcast_arrays")
         result.append(_wrap(_materialize(backend.xp, block, local_shape), out, a))
     return result
 
@@ -347,7 +348,7 @@ def repeat_along(x: Array, repeats: int | Array, axis: int) -> Array:
             counts = tuple(int(c) for c in info[:, 0])
         shape[axis] = sum(counts)  # type: ignore[arg-type]
     else:
-        block = gather_block(repeats._local, repeats._layout, comm, backend)
+        block = implicit_gather(repeats._local, repeats._layout, comm, backend, "repeat")
         mine = backend.to_host(block).astype(np.int64)
         if np.any(mine < 0):
             raise _negative("repeat")

@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _array
 from ._array_indexing import fetch, store
+from ._gathers import implicit_gather
 from ._layout import Layout
 from ._redistribute import gather_block, redistribute_block
 
@@ -58,7 +59,9 @@ def _mask_block(x: _array.Array, mask: _array.Array, whole: bool) -> Any:
     mask split like ``x``'s split axis (which the mask covers)."""
     backend = mask._backend
     if whole:
-        return gather_block(mask._local, mask._layout, mask._comm, backend)
+        return implicit_gather(
+            mask._local, mask._layout, mask._comm, backend, "boolean-array indexing"
+        )
     target = Layout(mask.shape, x.split, x.counts)
     return redistribute_block(mask._local, mask._layout, target, mask._comm, backend)
 

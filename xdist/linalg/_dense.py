@@ -187,11 +187,11 @@ def solve(x1: Array, x2: Array, /) -> Array:
     operands = [(x1._layout, 2)] if vector else [(x1._layout, 2), (x2._layout, 2)]
     batch = batch_layout(shape[:nbatch], operands)
     if batch is not None:
-        b1 = align_to(x1, batch, 2)
-        b2 = align_to(x2, batch, 1 if vector else 2)
+        b1 = align_to(x1, batch, 2, "solve")
+        b2 = align_to(x2, batch, 1 if vector else 2, "solve")
         block = agree("solve", lambda: linalg.solve(b1, b2), x1, local=True)
         return wrap(block, Layout(shape, batch.split, batch.counts), x1)
-    block = linalg.solve(whole(x1), whole(x2))
+    block = linalg.solve(whole(x1, "solve"), whole(x2, "solve"))
     layout = Layout.replicated(shape)
     if x2.split is not None and x2.shape == shape:
         layout = x2._layout

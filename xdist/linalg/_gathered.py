@@ -23,17 +23,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._gathers import implicit_gather
 from .._layout import Layout
-from .._redistribute import gather_block, redistribute_block, slice_replicated
+from .._redistribute import redistribute_block, slice_replicated
 from ._common import Array, agree, split_on_matrix, wrap
 
 __all__ = ["whole", "gathered", "place", "batch_layout", "align_to"]
 
 
-def whole(x: Array) -> Any:
+def whole(x: Array, func: str) -> Any:
     """All of ``x`` on every rank: THE gather of the linalg functions (one ``allgatherv``
-    when ``x`` is split; memory: ``x.size * itemsize`` bytes on every rank)."""
-    return gather_block(x._local, x._layout, x._comm, x._backend)
+    when ``x`` is split, with a ``GatherWarning``; memory: ``x.size * itemsize`` bytes on
+    every rank)."""
+    if x.split is None:
+        return x._local
+    return implicit_gather(x._local, x._layout, x._comm, x._backend, func)
 
 
 def gathered(x: Array, func: str, compute: Callable[[Any], Any], *, may_fail: bool = True):
@@ -41,7 +45,7 @@ def gathered(x: Array, func: str, compute: Callable[[Any], Any], *, may_fail: bo
     layout ``work`` of the stack it saw (replicated, or ``x``'s split along a batch axis).
     See the module's docstring for what moves and the memory bound."""
     if split_on_matrix(x):
-        block, work = whole(x), Layout.replicated(x.shape)
+        block, work = whole(x, func), Layout.replicated(x.shape)
     else:
         block, work = x._local, x._layout
     local = work.split is not None
@@ -88,12 +92,12 @@ def batch_layout(out_batch: tuple[int, ...], operands: list[tuple[Layout, int]])
     return None
 
 
-def align_to(x: Array, batch: Layout, core: int) -> Any:
+def align_to(x: Array, batch: Layout, core: int, func: str) -> Any:
     """This rank's block of ``x`` for the batch split ``batch``: split like it along the
     matching batch axis, or whole where ``x`` has no such axis or broadcasts along it."""
     nbatch = x.ndim - core
     axis = batch.split - (batch.ndim - nbatch)  # type: ignore[operator]
     if axis < 0 or x.shape[axis] != batch.shape[batch.split]:  # type: ignore[index]
-        return whole(x)
+        return whole(x, func)
     target = Layout(x.shape, axis, batch.counts)
     return redistribute_block(x._local, x._layout, target, x._comm, x._backend)

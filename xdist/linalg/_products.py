@@ -16,6 +16,7 @@ from .. import _statistical_functions as stats
 from .._broadcast import broadcast_shapes
 from .._distribution import resplit
 from .._dtypes import as_dtype, check_category
+from .._gathers import warn_gather
 from .._layout import Layout
 from .._linear_algebra_functions import _check_pair
 from .._validation import check_array
@@ -98,6 +99,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer: x1 and x2 must be 1-D, got shapes {x1.shape} and {x2.shape}")
     if x1.split is not None and x2.split is not None:
+        warn_gather("outer", x2._layout, x2.dtype, x2._comm)
         x2 = resplit(x2, None)
     return ew.multiply(manip.expand_dims(x1, axis=1), manip.expand_dims(x2, axis=0))
 
