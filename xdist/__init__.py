@@ -6,8 +6,9 @@ ranks of an MPI communicator (or on one process, with no MPI at all).
 
 from __future__ import annotations
 
-from . import fft, linalg
+from . import fft, linalg, special
 from ._array import Array
+from ._bincount import bincount
 from ._comm import Communicator, SelfComm, count_collectives
 from ._config import config_context, get_config, set_config
 from ._constants import e, inf, nan, newaxis, pi
@@ -36,6 +37,7 @@ from ._info import *  # noqa: F403
 from ._layout import Layout
 from ._linear_algebra_functions import *  # noqa: F403
 from ._manipulation_functions import *  # noqa: F403
+from ._median import median
 from ._runtime import backend_context, default_comm, set_backend, set_default_comm
 from ._searching_functions import *  # noqa: F403
 from ._set_functions import *  # noqa: F403
