@@ -23,6 +23,12 @@ def device(x):
     return array_api_compat.device(x)
 
 
+def floats(xp, v) -> list[float]:
+    """The values of a 1-d array as Python floats: one ``unstack``, then a conversion per
+    element (a replicated xdist array converts without communicating)."""
+    return [float(e) for e in xp.unstack(v)]
+
+
 def as_float(xp, x, name: str, *, ndim: int | None = None):
     """``x`` as a real floating array of this namespace (integers and booleans become the
     default float type, as scikit-learn and SciPy do)."""
@@ -56,10 +62,14 @@ def check_2d(xp, X, name: str, *, finite: bool = True):
 
 
 def check_finite(xp, X, name: str):
-    """Reject NaN and infinity (a reduction: on a distributed X, one collective)."""
-    if not bool(xp.all(xp.isfinite(X))):
-        raise ValueError(f"{name}: Input contains NaN or infinity")
-    return X
+    """Reject NaN and infinity (a reduction: on a distributed X, one collective).
+
+    As scikit-learn does, the sum is checked first: a NaN or infinity makes it non-finite,
+    so a finite sum proves every element finite in one pass without a boolean temporary.
+    Only a non-finite sum (which overflow can also give) pays for the elementwise test."""
+    if bool(xp.isfinite(xp.sum(X))) or bool(xp.all(xp.isfinite(X))):
+        return X
+    raise ValueError(f"{name}: Input contains NaN or infinity")
 
 
 def check_int(value, name: str, low: int | None = None):

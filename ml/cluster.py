@@ -1,9 +1,10 @@
 """KMeans with scikit-learn's semantics, written only against the Array API standard.
 
-Per Lloyd iteration on samples split over ranks: distances by the quadratic expansion
-(one ``X @ C.T``, local), labels by ``argmin`` (local), and the centroid update as one
-weighted reduction for all clusters (``onehot.T @ X``: one allreduce of k x d), plus one
-k x 2 reduction for the cluster weights and the count of changed labels. k-means++ samples
+The centered data carries a column of ones, ``Xa = [X - mean, 1]``. Per Lloyd iteration on
+samples split over ranks: ``|c|^2 - 2 x.c`` by one local matmul ``Xa @ [-2 C, |c|^2].T``,
+labels by ``argmin`` (local), and the centroid update as one weighted reduction for all
+clusters (``onehot @ Xa``: one allreduce of k x (d + 1) holding the weighted sums and the
+cluster weights), plus one boolean reduction for "no label changed". k-means++ samples
 by a global cumulative sum and ``searchsorted``, never gathering X; random draws come from
 the same ``RandomState`` calls as scikit-learn's, so the same seed gives the same seeding.
 """
@@ -30,7 +31,13 @@ __all__ = ["KMeans"]
 
 
 class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
-    """K-Means clustering (Lloyd's algorithm), as ``sklearn.cluster.KMeans``."""
+    """K-Means clustering (Lloyd's algorithm), as ``sklearn.cluster.KMeans``.
+
+    ``algorithm="elkan"`` is accepted and runs Lloyd's algorithm: Elkan's bounds only skip
+    distance computations, so scikit-learn's results are the same with either. ``verbose``
+    prints one line per iteration, once: where ``X`` says it is not on rank 0 (``X.comm.rank``
+    of an xdist array), nothing is printed.
+    """
 
     def __init__(
         self,
@@ -99,13 +106,15 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         sw = validate_weights(xp, sample_weight, X, "KMeans.fit")
         rs = check_random_state(self.random_state)
         x_mean = xp.mean(X, axis=0)
-        Xc = X - x_mean  # centered, as scikit-learn does, for accurate expansions
-        x_sq = xp.sum(Xc * Xc, axis=1)
+        # Centered, as scikit-learn does, for accurate expansions; a column of ones is
+        # appended so that one matmul gives |c|^2 - 2 x.c and one gives the cluster weights.
+        Xa = xp.concat([X - x_mean, xp.ones_like(X[:, :1])], axis=1)
+        Xc = Xa[:, :-1]
         tol = _tolerance(xp, Xc, self.tol)
         best = None
         for _ in range(n_init):
-            centers = self._init_centroids(xp, X, Xc, x_mean, x_sq, sw, rs)
-            run = _lloyd(xp, Xc, sw, centers, self.max_iter, tol, self.verbose)
+            centers = self._init_centroids(xp, X, Xc, x_mean, sw, rs)
+            run = _lloyd(xp, Xa, sw, centers, self.max_iter, tol, self.verbose)
             labels, inertia, centers, n_iter = run
             if best is None or (inertia < best[1] and not _same(xp, labels, best[0], k)):
                 best = run
@@ -119,7 +128,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         self._n_features_out = k
         return self
 
-    def _init_centroids(self, xp, X, Xc, x_mean, x_sq, sw, rs):
+    def _init_centroids(self, xp, X, Xc, x_mean, sw, rs):
         k, init = self.n_clusters, self.init
         if hasattr(init, "shape"):
             centers = xp.asarray(init, dtype=X.dtype, copy=True) - x_mean
@@ -128,7 +137,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             self._check_centers(xp, centers, X, "init callable's result")
             centers = xp.asarray(centers, dtype=X.dtype) - x_mean
         elif init == "k-means++":
-            centers = _kmeans_plusplus(xp, Xc, x_sq, sw, k, rs)
+            centers = _kmeans_plusplus(xp, Xc, xp.sum(Xc * Xc, axis=1), sw, k, rs)
         else:
             idx = _choice_without_replacement(xp, sw, k, rs)
             centers = xp.take(Xc, xp.asarray(idx), axis=0)
@@ -172,8 +181,8 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
 def _warn_distinct(xp, labels, k):
     """scikit-learn's warning when fewer than k clusters hold points (one reduction)."""
     ids = xp.arange(k, device=_dev(labels))
-    sizes = xp.sum(xp.astype(labels[:, None] == ids[None, :], xp.int64), axis=0)
-    distinct = int(xp.sum(xp.astype(sizes > 0, xp.int64)))
+    held = xp.any(ids[:, None] == labels[None, :], axis=1)
+    distinct = int(xp.sum(xp.astype(held, xp.int64)))
     if distinct < k:
         warnings.warn(
             f"Number of distinct clusters ({distinct}) found smaller than n_clusters ({k}). "
@@ -187,7 +196,7 @@ def _tolerance(xp, Xc, tol):
     """scikit-learn's data-dependent tolerance: tol times the mean feature variance."""
     if tol == 0:
         return 0.0
-    return float(xp.mean(xp.mean(Xc * Xc, axis=0) - xp.mean(Xc, axis=0) ** 2)) * tol
+    return float(xp.mean(xp.var(Xc, axis=0))) * tol
 
 
 def _sq_distances(xp, X, centers, x_sq=None):
@@ -205,10 +214,16 @@ def _assign(xp, X, centers):
     return xp.argmin(X @ (-2.0 * centers).T + c_sq[None, :], axis=1)
 
 
+def _assign_ones(xp, Xa, centers):
+    """``_assign`` for ``Xa = [X, 1]``: the matmul adds |c|^2 itself (no n x k pass)."""
+    c_sq = xp.sum(centers * centers, axis=1)
+    return xp.argmin(Xa @ xp.concat([-2.0 * centers, c_sq[:, None]], axis=1).T, axis=1)
+
+
 def _inertia(xp, X, sw, centers, labels):
     """Sum of weighted squared distances to the assigned centers (computed directly)."""
     diff = X - xp.take(centers, labels, axis=0)
-    return float(xp.sum(sw * xp.sum(diff * diff, axis=1)))
+    return float(xp.sum(sw * xp.vecdot(diff, diff, axis=-1)))
 
 
 def _same(xp, labels1, labels2, k):
@@ -221,23 +236,31 @@ def _same(xp, labels1, labels2, k):
     return bool(xp.all(xp.sum(xp.astype(table > 0, xp.int64), axis=1) <= 1))
 
 
-def _lloyd(xp, Xc, sw, centers, max_iter, tol, verbose):
-    """One k-means run (scikit-learn's _kmeans_single_lloyd)."""
-    k = centers.shape[0]
-    cluster_ids = xp.arange(k, device=_dev(Xc))
+def _is_root(X):
+    """False only where ``X`` says it is not on rank 0 (``X.comm.rank``, as xdist arrays
+    have): verbose output is printed once, not once per rank."""
+    return getattr(getattr(X, "comm", None), "rank", 0) == 0
+
+
+def _lloyd(xp, Xa, sw, centers, max_iter, tol, verbose):
+    """One k-means run (scikit-learn's _kmeans_single_lloyd) on ``Xa = [Xc, 1]``.
+
+    Per iteration: one matmul for the distances, one local argmin, and one matmul of the
+    k x n membership matrix with ``Xa``: the weighted sums of every cluster and, from the
+    column of ones, the cluster weights, in one reduction. Strict convergence (no label
+    changed) costs one more boolean reduction.
+    """
+    k, d = centers.shape
+    ids = xp.arange(k, device=_dev(Xa))[:, None]
+    Xc = Xa[:, :d]
     labels_old = None
     strict = False
     unit = bool(xp.all(sw == 1.0))  # unit weights: skip the weighting pass
     for i in range(max_iter):
-        labels = _assign(xp, Xc, centers)
-        member = xp.astype(labels[:, None] == cluster_ids[None, :], Xc.dtype)
-        weighted = member if unit else member * sw[:, None]
-        sums = weighted.T @ Xc  # every cluster's weighted sum in one reduction
-        changed = (
-            xp.ones_like(sw) if labels_old is None else xp.astype(labels != labels_old, sw.dtype)
-        )
-        stats = member.T @ xp.stack([sw, changed], axis=1)
-        weights, n_changed = stats[:, 0], float(xp.sum(stats[:, 1]))
+        labels = _assign_ones(xp, Xa, centers)
+        member = xp.astype(ids == labels[None, :], Xa.dtype)  # k x n, one row per cluster
+        stats = (member if unit else member * sw[None, :]) @ Xa
+        sums, weights = stats[:, :d], stats[:, d]
         if bool(xp.any(weights == 0)):
             sums, weights = _relocate_empty(xp, Xc, sw, centers, labels, sums, weights)
         positive = weights > 0
@@ -245,16 +268,18 @@ def _lloyd(xp, Xc, sw, centers, max_iter, tol, verbose):
         centers_new = xp.where(positive[:, None], sums / safe[:, None], sums)
         shift = float(xp.sum((centers_new - centers) ** 2))
         if verbose:
-            print(f"Iteration {i}, inertia {_inertia(xp, Xc, sw, centers, labels)}.")
+            inertia = _inertia(xp, Xc, sw, centers, labels)  # collective: every rank
+            if _is_root(Xa):
+                print(f"Iteration {i}, inertia {inertia}.")
         centers = centers_new
-        if labels_old is not None and n_changed == 0:
+        if labels_old is not None and not bool(xp.any(labels != labels_old)):
             strict = True
             break
         if shift <= tol:
             break
         labels_old = labels
     if not strict:  # labels must match the returned centers
-        labels = _assign(xp, Xc, centers)
+        labels = _assign_ones(xp, Xa, centers)
     return labels, _inertia(xp, Xc, sw, centers, labels), centers, i + 1
 
 

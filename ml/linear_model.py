@@ -6,10 +6,12 @@ descent only when the largest update is small relative to the largest coefficien
 duality gap is at most ``tol * ||y||^2``.
 
 Communication: with ``precompute=True`` (or ``"auto"`` and more samples than features) the
-Gram matrix ``X.T @ X``, ``X.T @ y`` and ``y @ y`` come from one reduction of
-``[X y].T @ [X y]`` and the descent runs on replicated p x p data with no further messages.
-Otherwise each coordinate update costs one dot product ``X[:, j] @ R`` (one allreduce on
-samples split over ranks) and a local residual update.
+Gram matrix ``X.T @ X``, ``X.T @ y`` and ``y @ y`` come from three reductions (no copy of X
+is made to join them) and the descent runs on the replicated p x p problem with no further
+messages, in Python floats: the rows of the Gram matrix that the descent touches are read
+once, so a coordinate costs no namespace call. Otherwise each coordinate update costs one
+dot product ``X[:, j] @ R`` (one allreduce on samples split over ranks) and a local
+residual update.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ._utils import (
     check_int,
     check_real,
     device,
+    floats,
     validate_weights,
     validate_X,
     validate_y,
@@ -210,20 +213,32 @@ def _sweeps(diag, w, l1, max_iter, tol, tol_gap, rng, random, positive, score, g
 
 
 class _GramScore:
-    """tmp_j = q_j - (Q w)_j + w_j Q_jj on replicated Q, q; keeps Qw up to date."""
+    """tmp_j = q_j - (Q w)_j + w_j Q_jj on the replicated Gram problem, in Python floats.
+
+    ``Qw`` is a list kept up to date by ``Qw += delta * Q[j, :]``; row j of Q is read into
+    Python the first time w_j changes (only rows of the support are ever read). A sweep then
+    makes no namespace call at all, where reading ``Qw[j]`` from an array costs an indexing
+    call and a conversion per coordinate.
+    """
 
     def __init__(self, xp, Q, q, w):
-        self.xp, self.q = xp, q
-        self.rows = [Q[j, :] for j in range(Q.shape[0])]
-        self.qf = [float(q[j]) for j in range(Q.shape[0])]
-        self.diag = [float(Q[j, j]) for j in range(Q.shape[0])]
-        self.Qw = Q @ _vec(xp, w, q)
+        p = Q.shape[0]
+        self.xp, self.Q = xp, Q
+        self.qf = floats(xp, q)
+        self.diag = floats(xp, xp.sum(Q * xp.eye(p, dtype=Q.dtype, device=device(Q)), axis=1))
+        self.rows: dict[int, list[float]] = {}
+        self.Qw = [0.0] * p
+        if any(w):
+            self.Qw = floats(xp, Q @ _vec(xp, w, q))
 
     def __call__(self, j, w_j):
-        return self.qf[j] - float(self.Qw[j]) + w_j * self.diag[j]
+        return self.qf[j] - self.Qw[j] + w_j * self.diag[j]
 
     def update(self, j, delta):
-        self.Qw = self.Qw + delta * self.rows[j]
+        row = self.rows.get(j)
+        if row is None:
+            row = self.rows[j] = floats(self.xp, self.Q[j, :])
+        self.Qw = [a + delta * b for a, b in zip(self.Qw, row)]
 
 
 class _ResidualScore:
@@ -247,22 +262,29 @@ def _vec(xp, values, like):
 
 
 def _cd_gram(xp, X, y, w, l1, max_iter, tol, rng, random, positive):
-    """Coordinate descent on the Gram matrix (one reduction for Q, q and y @ y)."""
-    p = X.shape[1]
-    A = xp.concat([X, y[:, None]], axis=1)
-    M = A.T @ A
-    Q, q, y_norm2 = M[:p, :p], M[:p, p], float(M[p, p])
+    """Coordinate descent on the Gram matrix: ``X.T @ X``, ``X.T @ y`` and ``y @ y`` are
+    three reductions, then the descent and its duality gaps send nothing."""
+    Q, q, y_norm2 = X.T @ X, y @ X, float(xp.vecdot(y, y))
     score = _GramScore(xp, Q, q, w)
 
     def gap_fn():
-        wv = _vec(xp, w, q)
-        q_w, wQw = float(xp.sum(q * wv)), float(xp.sum(wv * score.Qw))
-        dual = _dual_norm(xp, q - score.Qw, l1, positive)
+        Qw, qf = score.Qw, score.qf
+        q_w = math.fsum(a * b for a, b in zip(qf, w))
+        wQw = math.fsum(a * b for a, b in zip(w, Qw))
+        xta = [a - b for a, b in zip(qf, Qw)]
+        dual = _dual_norm_list(xta, l1, positive)
         return _gap(l1, dual, y_norm2 + wQw - 2.0 * q_w, y_norm2 - q_w, w, positive)
 
     return _sweeps(
         score.diag, w, l1, max_iter, tol, tol * y_norm2, rng, random, positive, score, gap_fn
     )
+
+
+def _dual_norm_list(xta, l1, positive):
+    """``_dual_norm`` of Python floats."""
+    if l1 == 0:
+        return math.fsum(v * v for v in xta)
+    return max(xta) if positive else max(abs(v) for v in xta)
 
 
 def _cd_residual(xp, X, y, w, l1, max_iter, tol, rng, random, positive):

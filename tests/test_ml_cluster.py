@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import SIZE, distribute, uneven_counts
+from helpers import RANK, SIZE, distribute, uneven_counts
 from sklearn.cluster import KMeans as SKKMeans
 from sklearn.datasets import make_blobs
 
@@ -116,3 +116,48 @@ def test_duplicate_points_warn_like_sklearn():
     with pytest.warns(ConvergenceWarning, match=r"distinct clusters \(3\)"):
         ours = KMeans(4, random_state=0, n_init=1).fit(distribute(X, 0))
     assert ours.inertia_ == pytest.approx(sk.inertia_, abs=1e-12)
+
+
+def test_lloyd_iteration_is_two_reductions():
+    """Per Lloyd iteration: one reduction of the k x (d + 1) weighted sums and weights, and
+    one boolean reduction for the strict-convergence test; nothing else."""
+    X = np.random.default_rng(0).standard_normal((300, 4))
+    x = distribute(X, 0, uneven_counts(300, SIZE))
+    counts = []
+    for max_iter in (4, 9):
+        with xdist.count_collectives() as c:
+            est = KMeans(6, init=X[:6], n_init=1, max_iter=max_iter, tol=0.0).fit(x)
+        assert est.n_iter_ == max_iter
+        counts.append(sum(c.values()))
+    assert counts[1] - counts[0] == (2 * 5 if SIZE > 1 else 0)
+
+
+def test_verbose_prints_once(capsys):
+    X = _data(n=30)
+    KMeans(4, init=X[:4], n_init=1, max_iter=3, verbose=1).fit(distribute(X, 0))
+    out = capsys.readouterr().out
+    assert ("Iteration 0, inertia" in out) == (RANK == 0)
+    assert out == "" or RANK == 0
+
+
+@pytest.mark.parametrize("algorithm", ["lloyd", "elkan"])
+def test_elkan_runs_lloyd_with_sklearn_results(algorithm):
+    X = _data(n=40)
+    init = X[[0, 10, 20, 30]]
+    sk = SKKMeans(4, init=init, n_init=1, algorithm="elkan").fit(X)
+    _check(KMeans(4, init=init, n_init=1, algorithm=algorithm).fit(distribute(X, 0)), sk)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_input_raises(bad):
+    X = _data(n=20)
+    X[7, 1] = bad
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        KMeans(2, n_init=1).fit(distribute(X, 0, uneven_counts(20, SIZE)))
+
+
+def test_finite_check_survives_an_overflowing_sum():
+    from xdist.ml._utils import check_finite
+
+    huge = distribute(np.full((7, 2), 1e308), 0)  # finite; its sum overflows to inf
+    assert check_finite(xdist, huge, "f") is huge

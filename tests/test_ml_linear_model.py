@@ -4,6 +4,8 @@ inputs split along samples and NumPy, array-api-strict and Torch inputs."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers import SIZE, distribute, uneven_counts
@@ -62,10 +64,25 @@ def test_gram_path_is_one_reduction_per_fit():
         Lasso(alpha=0.5, precompute=True, tol=1e-8).fit(x, yy)
     with xdist.count_collectives() as resid:
         Lasso(alpha=0.5, precompute=False, tol=1e-8).fit(x, yy)
-    # Gram: the means, finiteness checks and one [X y].T @ [X y]; no per-coordinate messages.
+    # Gram: the means, finiteness checks, X.T @ X, X.T @ y and y @ y; nothing per coordinate.
     assert sum(gram.values()) < 12
     if SIZE > 1:  # residual updates: one allreduce per coordinate update
         assert sum(resid.values()) > sum(gram.values()) + 5 * 3
+
+
+def test_gram_descent_sends_nothing():
+    """Sweeps and duality gaps on the replicated Gram problem send no message: a fit of 50
+    sweeps makes exactly the collectives of a fit that converges in a few."""
+    X, y = _data(n=40, p=5)
+    x, yy = distribute(X, 0), distribute(y, 0)
+    counts = []
+    for tol, max_iter in [(1e-2, 1000), (0.0, 50)]:
+        with xdist.count_collectives() as c, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = Lasso(alpha=0.5, precompute=True, tol=tol, max_iter=max_iter).fit(x, yy)
+        counts.append(dict(c))
+    assert est.n_iter_ == 50
+    assert counts[0] == counts[1]
 
 
 def test_warm_start_and_random_selection():
