@@ -1,9 +1,13 @@
 """Shared setup of the scikit-learn and SciPy interop tests.
 
-``no_gather`` turns every implicit gather of more than ``GATHER_LIMIT`` elements into an
-error: a sample-sized vector may be collected (a vector a matrix is broadcast against), the
-``N x D`` data matrix may not. ``SCIPY_ARRAY_API`` must be set before SciPy is first
-imported; tests/run.py and tests/conftest.py set it.
+``no_gather(limit)`` turns every implicit gather of more than ``limit`` elements into an
+error. The SciPy tests use 0: nothing split is ever collected. The scikit-learn tests use
+``GATHER_LIMIT = N``: a sample-sized vector may be collected (scikit-learn's
+``pairwise_distances`` broadcasts the row norms of ``Y`` against every row; ``GaussianMixture``
+writes a sample vector into a replicated array; ``LinearDiscriminantAnalysis`` takes the SVD
+of the small class-means matrix), the ``N x D`` data matrix may not.
+
+``SCIPY_ARRAY_API`` must be set before SciPy is first imported; tests/conftest.py sets it.
 """
 
 from __future__ import annotations
@@ -19,15 +23,15 @@ import xdist
 N, D = 61, 6  # odd, so blocks are uneven at 2 and 3 ranks
 GATHER_LIMIT = N
 
-# balanced blocks, and very uneven ones with an empty first block
-COUNTS = {"balanced": None, "uneven": uneven_counts(N, SIZE)}
+# balanced blocks, and very uneven ones with an empty block (at 2 and 3 ranks)
+COUNTS = {"balanced": "balanced", "uneven": "uneven"}
 
 
 @contextlib.contextmanager
-def no_gather():
-    """Implicit gathers of more than ``GATHER_LIMIT`` elements raise ``GatherWarning``."""
+def no_gather(limit: int = GATHER_LIMIT):
+    """Implicit gathers of more than ``limit`` elements raise ``GatherWarning``."""
     with (
-        xdist.config_context(gather_warning_elements=GATHER_LIMIT),
+        xdist.config_context(gather_warning_elements=limit),
         warnings.catch_warnings(),
     ):
         warnings.simplefilter("error", xdist.GatherWarning)
@@ -43,9 +47,9 @@ def data(seed: int = 0):
     return X, y, labels
 
 
-def split_rows(a: np.ndarray, counts) -> xdist.Array:
-    """``a`` split along its first axis (samples) with ``counts``."""
-    return distribute(a, 0, counts)
+def split_rows(a: np.ndarray, counts: str) -> xdist.Array:
+    """``a`` split along its first axis (samples) in ``"balanced"`` or ``"uneven"`` blocks."""
+    return distribute(a, 0, uneven_counts(len(a), SIZE) if counts == "uneven" else None)
 
 
 def host(value):

@@ -1,0 +1,139 @@
+"""SciPy with ``SCIPY_ARRAY_API=1`` on xdist arrays split along samples.
+
+Each test calls the same SciPy function on NumPy arrays and on xdist arrays (balanced and very
+uneven blocks, an empty one included), along the split axis and along the other one, and
+compares. Every test runs with every implicit gather made an error (``no_gather(0)``): with
+``SCIPY_ARRAY_API`` set, SciPy's stats, special, fft, signal and integrate functions reach
+xdist's own functions instead of converting the data to NumPy.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import scipy
+from interop import COUNTS, N, assert_close, data, host, no_gather, split_rows
+from scipy import fft, integrate, signal, special, stats
+
+import xdist
+
+pytestmark = pytest.mark.parametrize("counts", list(COUNTS.values()), ids=list(COUNTS))
+
+
+@pytest.fixture(autouse=True)
+def guarded():
+    with no_gather(0):
+        yield
+
+
+def test_array_api_dispatch_is_on(counts):
+    """SciPy read SCIPY_ARRAY_API when first imported: without it these tests would only
+    prove the host round-trip (and no_gather would fail them at several ranks)."""
+    assert os.environ.get("SCIPY_ARRAY_API") == "1"
+    assert scipy._lib._array_api.SCIPY_ARRAY_API
+
+
+def both(fn, counts, *arrays):
+    return fn(*arrays), fn(*(split_rows(a, counts) for a in arrays))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_special_logsumexp_softmax(counts, axis):
+    X = data()[0]
+    for fn in (special.logsumexp, special.softmax, special.log_softmax):
+        ref, got = both(lambda X, fn=fn: fn(X, axis=axis), counts, X)
+        assert isinstance(got, xdist.Array)
+        assert_close(got, ref, rtol=1e-12)
+    ref, got = both(lambda X: special.logsumexp(X), counts, X)
+    assert_close(got, ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["erf", "expit", "gammaln", "ndtr", "xlogy"])
+def test_special_ufuncs(counts, name):
+    X = np.abs(data()[0]) + 0.5
+    fn = getattr(special, name)
+    args = (X, X[::-1].copy()) if name == "xlogy" else (X,)
+    ref, got = both(fn, counts, *args)
+    assert isinstance(got, xdist.Array) and got.split == 0
+    assert_close(got, ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_stats_moments(counts, axis):
+    X = data()[0]
+    cases = [
+        lambda X: stats.skew(X, axis=axis),
+        lambda X: stats.skew(X, axis=axis, bias=False),
+        lambda X: stats.kurtosis(X, axis=axis),
+        lambda X: stats.kurtosis(X, axis=axis, fisher=False, bias=False),
+        lambda X: stats.moment(X, order=3, axis=axis),
+        lambda X: stats.zscore(X, axis=axis),
+        lambda X: stats.zscore(X, axis=axis, ddof=1),
+    ]
+    for fn in cases:
+        ref, got = both(fn, counts, X)
+        assert isinstance(got, xdist.Array)
+        assert_close(got, ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_stats_describe(counts, axis):
+    X = data()[0]
+    ref, got = both(lambda X: stats.describe(X, axis=axis), counts, X)
+    assert int(got.nobs) == ref.nobs
+    assert_close(got.minmax, ref.minmax, rtol=0)
+    for field in ("mean", "variance", "skewness", "kurtosis"):
+        assert_close(getattr(got, field), getattr(ref, field), rtol=1e-10)
+
+
+def test_stats_ttest_ind(counts):
+    X = data()[0]
+    a, b = X[: N // 2], X[N // 2 :] + 0.3
+    for kwargs in ({}, {"equal_var": False}):
+        ref, got = both(lambda a, b, k=kwargs: stats.ttest_ind(a, b, **k), counts, a, b)
+        assert_close(got.statistic, ref.statistic, rtol=1e-10)
+        assert_close(got.pvalue, ref.pvalue, rtol=1e-8)
+        assert_close(got.df, ref.df, rtol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_fft(counts, axis):
+    """Along the split axis (0: the axis is swapped with two all-to-alls) and along the
+    other one (local)."""
+    X = data()[0]
+    for fn in (fft.fft, fft.rfft, fft.ifft):
+        ref, got = both(lambda X, fn=fn: fn(X, axis=axis), counts, X)
+        assert isinstance(got, xdist.Array)
+        assert_close(got, ref, rtol=1e-10, atol=1e-10)
+    ref, got = both(
+        lambda X: fft.irfft(fft.rfft(X, axis=axis), n=X.shape[axis], axis=axis), counts, X
+    )
+    assert_close(got, X, rtol=1e-10, atol=1e-12)
+
+
+def test_signal_fftconvolve(counts):
+    """A split signal with a small replicated kernel (SciPy wants one namespace, so the
+    kernel is an xdist array too: ``xp.asarray`` of a NumPy array is replicated)."""
+    X, y, _ = data()
+    kernel = np.hanning(9)
+    k = xdist.asarray(kernel)
+    assert k.split is None
+    for mode in ("full", "same", "valid"):
+        ref = signal.fftconvolve(y, kernel, mode=mode)
+        got = signal.fftconvolve(split_rows(y, counts), k, mode=mode)
+        assert_close(got, ref, rtol=1e-9, atol=1e-10)
+    ref = signal.fftconvolve(X, kernel[:, None], axes=0)
+    got = signal.fftconvolve(split_rows(X, counts), k[:, None], axes=0)
+    assert_close(got, ref, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_integrate_trapezoid(counts, axis):
+    X = data()[0]
+    ref, got = both(lambda X: integrate.trapezoid(X, axis=axis), counts, X)
+    assert_close(got, ref, rtol=1e-12)
+    ref, got = both(lambda X: integrate.trapezoid(X, dx=0.25, axis=axis), counts, X)
+    assert_close(got, ref, rtol=1e-12)
+    assert host(got).shape == ref.shape
