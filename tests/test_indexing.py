@@ -305,7 +305,8 @@ def _bad_keys():
         (1.5, IndexError),
         (True, IndexError),
         ("a", IndexError),
-        (np.array([1]), IndexError),
+        (np.array([1.0]), IndexError),
+        (np.ones((7, 1), bool), IndexError),
         (xdist.from_local(np.array(1.0), split=None), IndexError),
         (S(0, 1.5), TypeError),
         (S(None, None, 0), ValueError),
@@ -772,3 +773,26 @@ def test_setitem_mask_errors():
         x[m] = wrong
     with pytest.raises(TypeError, match="__setitem__"):
         x[m] = distribute(np.ones(5, complex))
+
+
+@pytest.mark.parametrize("case", layouts((7, 4)), ids=layout_id)
+def test_numpy_and_trailing_slice_keys(case):
+    """Extensions libraries rely on: NumPy integer and boolean arrays index like replicated
+    xdist arrays (no message to convert them), and a boolean mask may be followed by full
+    slices (``x[mask, :]``, scikit-learn's idiom)."""
+    g = global_data((7, 4))
+    mask = g[:, 0] > np.median(g[:, 0])
+    rows = np.array([5, 0, 6, 0])
+    for key in (rows, (rows, slice(None)), mask, (mask, slice(None)), (mask, Ellipsis)):
+        assert_equal(distribute(g, *case)[key], g[key])
+        x = distribute(g, *case)
+        x[key] = -1.0
+        expected = g.copy()
+        expected[key] = -1.0
+        assert_equal(x, expected)
+    x = distribute(g, *case)
+    with xdist.count_collectives() as sent:
+        for key in ((mask, slice(None), slice(None)), (mask, slice(1, None)), (mask, 0)):
+            with pytest.raises(IndexError, match="sole index"):
+                x[distribute(mask, None), *key[1:]]
+    assert sum(sent.values()) == 0

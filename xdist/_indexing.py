@@ -56,8 +56,9 @@ def _bad_item(k: Any, func: str) -> IndexError:
     what = type(k).__name__
     if isinstance(k, (np.ndarray, list)) or isinstance(k, (bool, np.bool_)):
         return IndexError(
-            f"{func}: lists, NumPy arrays and Python booleans are not valid indices; use "
-            f"xdist integer or boolean arrays; got a {what} key {_short(k)}"
+            f"{func}: lists, Python booleans and NumPy arrays of other than integers or "
+            f"booleans are not valid indices; use integer or boolean arrays; got a {what} key "
+            f"{_short(k)}"
         )
     if isinstance(k, _array.Array):
         return IndexError(
@@ -218,13 +219,48 @@ def _take(block: Any, parts: list[Part], backend: Any) -> Any:
 
 
 # -- getitem ---------------------------------------------------------------------------------
-def _key_kind(key: Any, func: str) -> str:
+def host_keys(x: _array.Array, key: Any) -> Any:
+    """``key`` with NumPy integer and boolean arrays made replicated xdist arrays (no
+    message: under SPMD every rank passes the same key). Libraries written against the
+    standard sometimes index with NumPy arrays they computed on the host (scikit-learn's
+    discriminant analysis does); the standard does not require accepting them."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(k, np.ndarray) for k in items):
+        return key
+
+    def convert(k):
+        if not isinstance(k, np.ndarray) or k.dtype.kind not in "biu":
+            return k
+        block = x._backend.from_host(np.ascontiguousarray(k), x.device)
+        return _array.Array._new(block, Layout.replicated(k.shape), x._comm, x._backend)
+
+    items = tuple(convert(k) for k in items)
+    return items if isinstance(key, tuple) else items[0]
+
+
+def _mask_key(key: Any, ndim: int) -> Any:
+    """``mask`` for ``mask``, ``(mask,)``, ``(mask, ...)`` or ``(mask, :, ..., :)`` (with
+    no more axes than the array has): trailing full slices select nothing more, so they are
+    the sole-mask case of the standard. ``None`` for any other key."""
+    items = key if isinstance(key, tuple) else (key,)
+    mask, rest = items[0], items[1:]
+    if not isinstance(mask, _array.Array) or mask.dtype != np.bool_:
+        return None
+    slices = sum(k == slice(None) for k in rest if k is not Ellipsis)
+    ellipses = sum(k is Ellipsis for k in rest)
+    if slices + ellipses != len(rest) or ellipses > 1 or mask.ndim + slices > ndim:
+        return None
+    return mask
+
+
+def _key_kind(key: Any, ndim: int, func: str) -> str:
     """``"mask"`` (a sole boolean array), ``"array"`` (integer arrays) or ``"basic"``."""
     items = key if isinstance(key, tuple) else (key,)
     if any(isinstance(k, _array.Array) and k.dtype == np.bool_ for k in items):
-        if len(items) != 1:
+        if _mask_key(key, ndim) is None:
             raise IndexError(
-                f"{func}: a boolean array must be the sole index, got a key of {len(items)} items"
+                f"{func}: a boolean array must be the sole index (or be followed only by full "
+                f"slices), got a key of {len(items)} items"
             )
         return "mask"
     if any(isinstance(k, _array.Array) and k.ndim > 0 for k in items):
@@ -235,11 +271,12 @@ def _key_kind(key: Any, func: str) -> str:
 def getitem(x: _array.Array, key: Any) -> _array.Array:
     """``x[key]``: basic indexing here (see the module docstring for what communicates);
     integer arrays in ``_array_indexing``, a boolean mask in ``_mask_indexing``."""
-    kind = _key_kind(key, "__getitem__")
+    key = host_keys(x, key)
+    kind = _key_kind(key, x.ndim, "__getitem__")
     if kind == "mask":
         from ._mask_indexing import getitem_mask
 
-        return getitem_mask(x, key[0] if isinstance(key, tuple) else key)
+        return getitem_mask(x, _mask_key(key, x.ndim))
     if kind == "array":
         from ._array_indexing import getitem_arrays
 
@@ -375,11 +412,12 @@ def _scalar_type(value: Any) -> type:
 
 def setitem(x: _array.Array, key: Any, value: Any) -> None:
     """``x[key] = value``: each rank writes the selected elements it owns."""
-    kind = _key_kind(key, "__setitem__")
+    key = host_keys(x, key)
+    kind = _key_kind(key, x.ndim, "__setitem__")
     if kind == "mask":
         from ._mask_indexing import setitem_mask
 
-        setitem_mask(x, key[0] if isinstance(key, tuple) else key, value)
+        setitem_mask(x, _mask_key(key, x.ndim), value)
         return
     if kind == "array":
         from ._array_indexing import setitem_arrays
