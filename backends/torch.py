@@ -1,14 +1,16 @@
 """The PyTorch backend: blocks are ``torch.Tensor`` on the CPU or a CUDA device.
 
 Deviations from the generic backend: Torch's dtypes (no uint16/32/64 arithmetic, so those are
-refused), float32 as the default floating dtype, CUDA devices, threads per rank, and how a
-block reaches MPI: a CPU tensor is viewed as NumPy without a copy; a CUDA tensor is
-synchronized and staged through pinned host memory.
+refused), float32 as the default floating dtype, CUDA devices, threads per rank, how a block
+reaches MPI (a CPU tensor is viewed as NumPy without a copy; a CUDA tensor is synchronized and
+staged through pinned host memory), and the local functions whose results xdist corrects
+(``_NAMESPACE``).
 """
 
 from __future__ import annotations
 
 import os
+import types
 from typing import Any
 
 import array_api_compat.torch as xp_torch
@@ -33,6 +35,86 @@ _DTYPES = {
 }
 
 
+def _remainder(x1: Any, x2: Any, /) -> torch.Tensor:
+    """Torch's ``remainder`` with a zero result signed as the divisor, as the standard and
+    NumPy say (``-0.0 % 1.0 == +0.0``, ``0.0 % -1.0 == -0.0``); Torch signs it as the dividend."""
+    out = xp_torch.remainder(x1, x2)
+    if not out.is_floating_point():
+        return out
+    return torch.where(out == 0, torch.copysign(out, x2).to(out.dtype), out)
+
+
+# -- complex sorting: Torch cannot sort complex numbers on the CPU, xdist's sorts, sample sort
+# and unique functions need it. Complex numbers are ordered as NumPy orders them: by the keys
+# (class, real, imag), class 0 for R + Rj, 1 for R + nan j, 2 for nan + Rj, 3 for nan + nan j,
+# a NaN part counting as 0 in the other keys (equal values keep index order).
+def _complex_keys(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    re, im = torch.real(x), torch.imag(x)
+    nre, nim = torch.isnan(re), torch.isnan(im)
+    cls = 2 * nre.to(torch.int8) + nim.to(torch.int8)
+    return cls, torch.where(nre, 0.0, re), torch.where(nim, 0.0, im)
+
+
+def _argsort(x: torch.Tensor, /, *, axis=-1, descending=False, stable=True) -> torch.Tensor:
+    """``argsort``, complex numbers in NumPy's order (stable: one stable sort per key, least
+    significant first)."""
+    if not x.is_complex():
+        return xp_torch.argsort(x, axis=axis, descending=descending, stable=stable)
+    if x.ndim == 0:
+        return torch.zeros((), dtype=torch.int64, device=x.device)
+    order = None
+    for key in reversed(_complex_keys(x)):
+        k = key if order is None else torch.take_along_dim(key, order, dim=axis)
+        step = torch.argsort(k, dim=axis, descending=descending, stable=True)
+        order = step if order is None else torch.take_along_dim(order, step, dim=axis)
+    return order
+
+
+def _sort(x: torch.Tensor, /, *, axis=-1, descending=False, stable=True) -> torch.Tensor:
+    if not x.is_complex() or x.ndim == 0:
+        return xp_torch.sort(x, axis=axis, descending=descending, stable=stable)
+    order = _argsort(x, axis=axis, descending=descending)
+    return torch.take_along_dim(x, order, dim=axis)
+
+
+def _keys_less(a: tuple, b: tuple) -> torch.Tensor:
+    """Whether the keys ``a`` come before the keys ``b`` (lexicographically)."""
+    less = a[2] < b[2]
+    for ka, kb in ((a[1], b[1]), (a[0], b[0])):
+        less = (ka < kb) | ((ka == kb) & less)
+    return less
+
+
+def _searchsorted(x1: torch.Tensor, x2: Any, /, *, side="left", sorter=None) -> torch.Tensor:
+    """``searchsorted``; in a 1-D complex ``x1`` (NumPy's order), a binary search of every
+    key at once: ``bit_length(n)`` halvings of ``[lo, hi)``, each one gather and compare."""
+    if not x1.is_complex() or x1.ndim != 1 or sorter is not None:
+        return xp_torch.searchsorted(x1, x2, side=side, sorter=sorter)
+    seq, keys = _complex_keys(x1), _complex_keys(torch.as_tensor(x2, dtype=x1.dtype))
+    n = x1.shape[0]
+    lo = torch.zeros(keys[0].shape, dtype=torch.int64, device=x1.device)
+    hi = torch.full_like(lo, n)
+    for _ in range(n.bit_length()):
+        active = lo < hi
+        mid = (lo + hi) // 2
+        at = tuple(k[mid.clamp(max=n - 1)] for k in seq)
+        # left: the first position whose value is not below the key; right: above the key.
+        right = _keys_less(at, keys) if side == "left" else ~_keys_less(keys, at)
+        lo = torch.where(active & right, mid + 1, lo)
+        hi = torch.where(active & ~right, mid, hi)
+    return lo
+
+
+# array-api-compat's torch namespace, with the functions above in place of its own: a module
+# whose other names fall through to array-api-compat's (PEP 562 module __getattr__).
+_NAMESPACE = types.ModuleType(f"{__name__}.namespace", "array_api_compat.torch, corrected")
+_NAMESPACE.__getattr__ = lambda name: getattr(xp_torch, name)  # type: ignore[method-assign]
+_NAMESPACE.remainder = _remainder  # type: ignore[attr-defined]
+_NAMESPACE.argsort = _argsort  # type: ignore[attr-defined]
+_NAMESPACE.sort = _sort  # type: ignore[attr-defined]
+_NAMESPACE.searchsorted = _searchsorted  # type: ignore[attr-defined]
+
+
 def _threads_per_rank() -> int:
     """Cores per rank on this node. Under mpiexec, Torch reads MPICH's MPI_LOCALNRANKS and
     silently drops to one thread; xdist sets the count explicitly (XDIST_TORCH_THREADS wins)."""
@@ -44,7 +126,7 @@ def _threads_per_rank() -> int:
 
 class TorchBackend(BackendBase):
     name = "torch"
-    xp = xp_torch
+    xp = _NAMESPACE
     _dtypes = _DTYPES
 
     def __init__(self) -> None:

@@ -11,8 +11,11 @@ rank draws the same examples; ``conformance/xdist_mpi_plugin.py`` keeps the rank
 run has a wall-clock limit, so a hang is reported, never waited on. The suite's own
 ``--skips-file``/``--xfails-file`` options take ``conformance/xdist-skips.txt`` and
 ``conformance/xdist-xfails.txt``; runs at several ranks add ``conformance/xdist-xfails-mpi.txt``
-(what fails only because the array is really split). Exit status: 0 when every run passed
-(xfails allowed) and none died or hung.
+(what fails only because the array is really split), and ``--backend NAME`` adds
+``conformance/xdist-xfails-NAME.txt`` (what the backend's library itself gets wrong) and sets
+the suite's ``ARRAY_API_TESTS_SKIP_DTYPES`` to the standard's dtypes the backend lacks (Torch:
+uint16, uint32, uint64). Exit status: 0 when every run passed (xfails allowed) and none died
+or hung.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -92,14 +96,33 @@ def _parse() -> tuple[argparse.Namespace, list[str]]:
     return args, extra
 
 
-def _xfails_file(n: int, tmp: str) -> Path:
-    """The xfails list for a run at ``n`` ranks (the MPI list added when ``n > 1``)."""
-    if n == 1:
-        return HERE / "xdist-xfails.txt"
+def _xfails_file(n: int, backend: str | None, tmp: str) -> Path:
+    """The xfails list for a run at ``n`` ranks: the MPI list added when ``n > 1``, the
+    backend's own list (``xdist-xfails-NAME.txt``) when there is one."""
+    names = ["xdist-xfails.txt"] + (["xdist-xfails-mpi.txt"] if n > 1 else [])
+    if backend and (HERE / f"xdist-xfails-{backend}.txt").is_file():
+        names.append(f"xdist-xfails-{backend}.txt")
+    if len(names) == 1:
+        return HERE / names[0]
     merged = Path(tmp) / f"xfails-{n}.txt"
-    parts = [(HERE / name).read_text() for name in ("xdist-xfails.txt", "xdist-xfails-mpi.txt")]
-    merged.write_text("\n".join(parts))
+    merged.write_text("\n".join((HERE / name).read_text() for name in names))
     return merged
+
+
+def _missing_dtypes(backend: str) -> str:
+    """The standard's dtypes that ``backend`` lacks, comma-separated (Torch: uint16, uint32,
+    uint64), asked of xdist in a child process (this one starts MPI jobs, so it imports no
+    MPI). The suite then draws none of them (``ARRAY_API_TESTS_SKIP_DTYPES``)."""
+    code = (
+        "from xdist.backends import get_backend\n"
+        "from xdist.backends.base import STANDARD_DTYPES\n"
+        f"have = get_backend({backend!r}).supported_dtypes()\n"
+        "print(','.join(d.name for d in STANDARD_DTYPES if d not in have))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"conformance/run.py: cannot load the {backend} backend:\n{done.stderr}")
+    return done.stdout.strip()
 
 
 def _pytest_args(args: argparse.Namespace, extra: list[str], xfails: Path) -> list[str]:
@@ -150,6 +173,9 @@ def main() -> int:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     if args.backend:
         env["XDIST_BACKEND"] = args.backend
+    backend = env.get("XDIST_BACKEND") if args.module == "xdist" else None
+    if backend:
+        env.setdefault("ARRAY_API_TESTS_SKIP_DTYPES", _missing_dtypes(backend))
     if args.api_version:
         env["ARRAY_API_TESTS_VERSION"] = args.api_version
     runner.ROOT = suite  # our private copy of tests/run.py: run the suite from its checkout
@@ -158,7 +184,7 @@ def main() -> int:
         for n in ranks:
             run_env = dict(env, XDIST_CONFORMANCE_RANKS=str(n))
             run_env["XDIST_CONFORMANCE_REPORT"] = report = os.path.join(tmp, f"{n}.json")
-            pytest_args = _pytest_args(args, extra, _xfails_file(n, tmp))
+            pytest_args = _pytest_args(args, extra, _xfails_file(n, backend, tmp))
             if n == 1:
                 cmd = [sys.executable, *pytest_args]
             else:
@@ -167,8 +193,10 @@ def main() -> int:
                 cmd = [runner._mpiexec(), "-n", str(n), sys.executable, "-m", "mpi4py"]
                 cmd += pytest_args
             split = run_env.get("XDIST_DEFAULT_SPLIT", "none")
+            skipped = run_env.get("ARRAY_API_TESTS_SKIP_DTYPES") or "none"
             print(
-                f"\n===== array-api-tests ({args.module}) at {n} rank(s), default split {split}:"
+                f"\n===== array-api-tests ({args.module}) at {n} rank(s), default split {split},"
+                f" backend {backend or 'default'}, dtypes skipped: {skipped}"
                 f"\n      cd {suite} && {' '.join(cmd)}",
                 flush=True,
             )

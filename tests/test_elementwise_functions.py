@@ -94,6 +94,26 @@ def test_binary_all_functions_same_layout(name):
             assert_equal(z, expected)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_remainder_zero_has_the_divisor_sign(dtype):
+    """A zero remainder is signed as the divisor (the standard's special cases, NumPy);
+    Torch's own remainder signs it as the dividend."""
+    a = np.array([-0.0, 0.0, 4.0, -4.0, 0.0, -0.0, 3.0], dtype)
+    b = np.array([1.0, -1.0, -2.0, 2.0, 5.0, -5.0, np.inf], dtype)
+    expected = np.remainder(a, b)
+    for split, counts in layouts(a.shape):
+        x, y = distribute(a, split, counts), distribute(b, split, counts)
+        for z, want in (
+            (xdist.remainder(x, y), expected),
+            (x % y, expected),
+            (x % -2.0, np.remainder(a, np.asarray(-2.0, dtype))),
+        ):
+            assert_equal(z, want)
+            np.testing.assert_array_equal(np.signbit(z.to_numpy()), np.signbit(want))
+        x %= y
+        np.testing.assert_array_equal(np.signbit(x.to_numpy()), np.signbit(expected))
+
+
 _SHAPES = [
     ((7, 5), (7, 5)),
     ((7, 5), (5,)),

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import SIZE, assert_equal, comm_params, distribute, layouts, random_array
+from helpers import (
+    SIZE,
+    assert_equal,
+    comm_params,
+    defaulted,
+    distribute,
+    layouts,
+    random_array,
+)
 
 import xdist
 from xdist.fft._split_axis import factor
@@ -237,7 +245,8 @@ def test_transforms_on_every_communicator(comm):
 def test_frequencies(name, n):
     for d, dtype in ((1.0, None), (0.25, "float32"), (3, "float64")):
         kw = {} if dtype is None else {"dtype": getattr(xdist, dtype)}
-        expected = getattr(np.fft, name)(n, d=d).astype(dtype or "float64")
+        expected = getattr(np.fft, name)(n, d=d)
+        expected = defaulted(expected) if dtype is None else expected.astype(dtype)
         for split in (None, 0):
             with xdist.count_collectives() as c:
                 y = getattr(xdist.fft, name)(n, d=d, split=split, **kw)

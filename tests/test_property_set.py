@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import BACKEND
 from hypothesis import given
 from hypothesis import strategies as st
 from property_strategies import INTEGER, REAL, check, compare, distributed, shapes
 
 import xdist
-
-_NO_COMPLEX_SORT = BACKEND.name == "torch"
 
 
 def _elements(dtype: str):
@@ -37,8 +34,7 @@ def test_unique(func, data):
 @given(data=st.data())
 def test_unique_values_with_nan_and_complex(data):
     """NaN values are distinct from each other: each one is a unique value of its own."""
-    # Torch cannot sort complex numbers on the CPU (a library limitation).
-    dtype = data.draw(st.sampled_from(["float64", "complex128"][: 1 if _NO_COMPLEX_SORT else 2]))
+    dtype = data.draw(st.sampled_from(["float64", "complex128"]))
     elements = _elements(dtype)
     if dtype == "float64":
         elements = elements | st.just(float("nan"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import BACKEND, COMM, SIZE, assert_equal, distribute, layouts, random_array
+from helpers import COMM, SIZE, assert_equal, distribute, layouts, random_array
 from test_sorting_functions import RecordingComm
 
 import xdist
@@ -54,8 +54,6 @@ def check_layouts(out, x: xdist.Array) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_unique_functions_match_numpy(shape, kind):
-    if kind == "complex" and BACKEND.name == "torch":
-        pytest.skip("Torch cannot sort complex numbers on the CPU (a library limitation)")
     a = make(shape, kind)
     values, indices, inverse, counts = expected(a)
     for split, cnts in layouts(shape):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from helpers import (
     SIZE,
+    UNSUPPORTED,
     assert_equal,
     comm_params,
     distribute,
@@ -165,6 +166,17 @@ def test_sum_prod_default_dtype(name, dtype, expected):
     x = distribute(random_array((7, 2), dtype, 1), 0)
     assert getattr(xdist, name)(x).dtype == np.dtype(expected)
     assert getattr(xdist, name)(x, axis=1).dtype == np.dtype(expected)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "cumulative_sum", "cumulative_prod"])
+def test_unsigned_accumulator_follows_backend(name):
+    """Unsigned integers accumulate in uint64, or in int64 where the backend has no uint64
+    (Torch; the standard allows it): never a TypeError naming uint64."""
+    g = random_array((7, 3), "uint8", 4)
+    acc = "int64" if "uint64" in UNSUPPORTED else "uint64"
+    expected = getattr(np, name)(g.astype(acc), axis=0)
+    for split, counts in layouts(g.shape):
+        assert_equal(getattr(xdist, name)(distribute(g, split, counts), axis=0), expected)
 
 
 @pytest.mark.parametrize("name", ["sum", "prod"])

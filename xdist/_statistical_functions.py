@@ -135,8 +135,8 @@ def _accumulator_dtype(x: _array.Array, dtype: Any, func: str) -> np.dtype:
     kind = x.dtype.kind
     if kind in "ib":  # booleans count as NumPy and array-api-compat do
         return default_int
-    if kind == "u":
-        return _uint64
+    if kind == "u":  # int64 where the backend has no uint64 (Torch): the standard allows it
+        return _uint64 if _uint64 in x._backend.supported_dtypes() else default_int
     return x.dtype
 
 
@@ -155,8 +155,9 @@ def _sum_prod(func: str, op: str, identity: int, x, axis, dtype, keepdims) -> _a
 def sum(  # noqa: A001 (the standard's name)
     x: _array.Array, /, *, axis=None, dtype=None, keepdims: bool = False
 ) -> _array.Array:
-    """The standard's ``sum``: signed integers and booleans sum in int64, unsigned in uint64,
-    floating point in its own dtype. Over the split axis: one ``allreduce``."""
+    """The standard's ``sum``: signed integers and booleans sum in int64, unsigned in uint64
+    (int64 on Torch, which has no uint64), floating point in its own dtype. Over the split
+    axis: one ``allreduce``."""
     return _sum_prod("sum", "sum", 0, x, axis, dtype, keepdims)
 
 

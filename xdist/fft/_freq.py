@@ -14,7 +14,7 @@ import numpy as np
 
 from .._array import Array
 from .._creation_functions import DEFAULT, _int, _span, _Target
-from .._dtypes import as_dtype, default_float
+from .._dtypes import as_dtype
 
 __all__ = ["fftfreq", "rfftfreq"]
 
@@ -41,10 +41,10 @@ def _frequencies(n: Any, d: Any, dtype, device, split, comm, func: str) -> Array
         raise TypeError(f"{func}: d must be a real number, got {d!r}")
     if d == 0:
         raise ValueError(f"{func}: d must not be zero")
-    dt = default_float if dtype is None else as_dtype(dtype, func)
+    t = _Target(comm, device, func)
+    dt = t.default_float if dtype is None else as_dtype(dtype, func)  # the backend's default
     if dt.kind != "f":
         raise TypeError(f"{func}: dtype must be a real floating-point dtype, got {dt}")
-    t = _Target(comm, device, func)
     length = n if func == "fftfreq" else n // 2 + 1
     layout = t.layout((length,), split, func)
     k = t.iota(*_span(layout, 0, t.comm.rank))
