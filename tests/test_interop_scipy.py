@@ -100,17 +100,32 @@ def test_stats_ttest_ind(counts):
 
 @pytest.mark.parametrize("axis", [0, 1])
 def test_fft(counts, axis):
-    """Along the split axis (0: the axis is swapped with two all-to-alls) and along the
-    other one (local)."""
-    X = data()[0]
+    """Along the split axis (0: the axis is swapped with two all-to-alls; 60 rows, a
+    composite length) and along the other one (local)."""
+    X = data()[0][: N - 1]
     for fn in (fft.fft, fft.rfft, fft.ifft):
         ref, got = both(lambda X, fn=fn: fn(X, axis=axis), counts, X)
         assert isinstance(got, xdist.Array)
         assert_close(got, ref, rtol=1e-10, atol=1e-10)
-    ref, got = both(
-        lambda X: fft.irfft(fft.rfft(X, axis=axis), n=X.shape[axis], axis=axis), counts, X
-    )
+    roundtrip = lambda X: fft.irfft(fft.rfft(X, axis=axis), n=X.shape[axis], axis=axis)
+    ref, got = both(roundtrip, counts, X)
     assert_close(got, X, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [N - 1, N])
+def test_fft_1d(counts, n):
+    """A 1-D split signal: the six-step FFT (three all-to-alls) for a composite length; a
+    prime length has no factorization to distribute, so it is gathered onto one rank with a
+    GatherWarning (here an error), and the answer is still right."""
+    y = data()[1][:n]
+    ys = split_rows(y, counts)
+    prime = n == N
+    if prime and xdist.default_comm().size > 1:
+        with pytest.raises(xdist.GatherWarning, match="fft: .* on one rank"):
+            fft.fft(ys)
+    with xdist.config_context(gather_warning_elements=n if prime else 0):
+        for fn in (fft.fft, fft.rfft, fft.ifft):
+            assert_close(fn(ys), fn(y), rtol=1e-10, atol=1e-10)
 
 
 def test_signal_fftconvolve(counts):

@@ -37,8 +37,11 @@ class GatherWarning(UserWarning):
     """A whole split array was collected on every rank without being asked for."""
 
 
-def warn_gather(func: str, layout: Layout, dtype: Any, comm: Communicator) -> None:
-    """Issue the ``GatherWarning`` for gathering an array of ``layout`` (if it moves)."""
+def warn_gather(
+    func: str, layout: Layout, dtype: Any, comm: Communicator, onto: str = "every rank"
+) -> None:
+    """Issue the ``GatherWarning`` for gathering an array of ``layout`` onto ``onto`` (if it
+    moves and is larger than the threshold)."""
     if layout.split is None or comm.size == 1:
         return
     size = 1
@@ -49,7 +52,7 @@ def warn_gather(func: str, layout: Layout, dtype: Any, comm: Communicator) -> No
     nbytes = size * dtype.itemsize
     warnings.warn(
         f"{func}: collects the whole {layout.shape} {dtype} array split along axis "
-        f"{layout.split} on every rank ({nbytes} bytes each); call xdist.resplit(x, None) to "
+        f"{layout.split} on {onto} ({nbytes} bytes each); call xdist.resplit(x, None) to "
         "ask for it explicitly, or filter xdist.GatherWarning (see docs/interop.md)",
         GatherWarning,
         stacklevel=3,

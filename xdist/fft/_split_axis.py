@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .._gathers import warn_gather
 from .._layout import Layout, balanced_counts
 from .._redistribute import redistribute_block
 from ._steps import C2R, INVERSE, Step, complex_of, real_of, run_local
@@ -76,7 +77,9 @@ def gather_on_one_rank(
     block: Any, layout: Layout, step: Step, out: Layout, comm: Any, backend: Any
 ) -> Any:
     """The documented gather: the whole array on the rank holding most of it, transformed
-    there, spread back in ``out``. Two all-to-alls; memory there: the input and output."""
+    there, spread back in ``out``. Two all-to-alls; memory there: the input and output.
+    An implicit gather: issues the ``GatherWarning`` (see ``xdist/_gathers.py``)."""
+    warn_gather("fft", layout, backend.dtype_of(block), comm, onto="one rank (a prime length)")
     a, me = step.axis, comm.rank
     holder = int(np.argmax(layout.counts))
     one_in = Layout(layout.shape, a, _one_hot(layout.shape[a], holder, comm.size))
