@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import pytest
 from helpers import (
@@ -100,6 +102,17 @@ def test_python_scalars_are_the_same_on_every_rank(case, dtype):
         assert int(x) == int(value)
     if dtype.startswith("int"):
         assert [10, 20, 30, 40, 50][x.__index__() % 5] == [10, 20, 30, 40, 50][int(value) % 5]
+
+
+@pytest.mark.parametrize("case", layouts((5,)), ids=layout_id)
+def test_iteration_is_collective(case):
+    """``for v in x`` over a split 1-D array (what libraries do with small label arrays):
+    every rank gets every element, in order, as a replicated 0-d array."""
+    g = random_array((5,), "int64", seed=7)
+    items = list(distribute(g, *case))
+    assert [int(v) for v in items] == g.tolist()
+    assert all(v.shape == () and v.split is None for v in items)
+    assert [operator.index(v) for v in items] == g.tolist()
 
 
 def test_scalar_of_many_elements_raises():
