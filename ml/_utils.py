@@ -72,6 +72,16 @@ def check_finite(xp, X, name: str):
     raise ValueError(f"{name}: Input contains NaN or infinity")
 
 
+def finite_mean(xp, X, name: str):
+    """Column means of a samples x features X, rejecting NaN and infinity on the way: finite
+    column sums prove every element finite, so the check needs no pass of its own (one pass
+    and, on a distributed X, one reduction for both)."""
+    sums = xp.sum(X, axis=0)
+    if not bool(xp.all(xp.isfinite(sums))):
+        check_finite(xp, X, name)  # the elementwise test decides (overflow gives inf too)
+    return sums / X.shape[0]
+
+
 def check_int(value, name: str, low: int | None = None):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int, got {value!r}")

@@ -20,9 +20,9 @@ from sklearn.utils import check_random_state
 
 from ._utils import (
     check_features,
-    check_finite,
     check_int,
     check_real,
+    finite_mean,
     validate_weights,
     validate_X,
 )
@@ -102,10 +102,9 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         """Compute k-means clustering of ``X`` (samples x features)."""
         xp, X = validate_X(X, "KMeans.fit", finite=False)
         k, n_init = self._check_params(xp, X)
-        X = check_finite(xp, X, "KMeans.fit")
         sw = validate_weights(xp, sample_weight, X, "KMeans.fit")
         rs = check_random_state(self.random_state)
-        x_mean = xp.mean(X, axis=0)
+        x_mean = finite_mean(xp, X, "KMeans.fit")  # also rejects NaN and infinity
         # Centered, as scikit-learn does, for accurate expansions; a column of ones is
         # appended so that one matmul gives |c|^2 - 2 x.c and one gives the cluster weights.
         Xa = xp.concat([X - x_mean, xp.ones_like(X[:, :1])], axis=1)

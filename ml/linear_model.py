@@ -29,6 +29,7 @@ from ._utils import (
     check_int,
     check_real,
     device,
+    finite_mean,
     floats,
     validate_weights,
     validate_X,
@@ -91,7 +92,7 @@ class Lasso(RegressorMixin, BaseEstimator):
                 f"{X.shape[0]} != {y.shape[0]}"
             )
         self._check_params()
-        X, y = check_finite(xp, X, "Lasso.fit"), check_finite(xp, y, "Lasso.fit: y")
+        y = check_finite(xp, y, "Lasso.fit: y")
         y = xp.astype(y, X.dtype)
         n, p = X.shape
         sw = None
@@ -104,11 +105,13 @@ class Lasso(RegressorMixin, BaseEstimator):
                 "You are advised to use the LinearRegression estimator",
                 stacklevel=2,
             )
-        if self.fit_intercept:
-            if sw is None:
-                x_mean, y_mean = xp.mean(X, axis=0), xp.mean(y)
-            else:
+        if self.fit_intercept and sw is None:  # the column sums also prove X finite
+            x_mean, y_mean = finite_mean(xp, X, "Lasso.fit"), xp.mean(y)
+        else:
+            X = check_finite(xp, X, "Lasso.fit")
+            if self.fit_intercept:
                 x_mean, y_mean = (sw @ X) / n, xp.sum(sw * y) / n
+        if self.fit_intercept:
             X, y = X - x_mean, y - y_mean
         if sw is not None:  # weighted least squares: rows scaled by sqrt(weight)
             root = xp.sqrt(sw)

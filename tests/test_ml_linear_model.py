@@ -138,3 +138,13 @@ def test_sample_weight_matches_sklearn(precompute):
     assert ours.score(x, yy, sample_weight=ww) == pytest.approx(
         sk.score(X, y, sample_weight=w), rel=1e-9
     )
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_non_finite_input_raises(fit_intercept, weighted):
+    X, y = _data(n=20, p=3)
+    X[11, 2] = np.nan
+    sw = distribute(np.ones(20), 0) if weighted else None
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        Lasso(fit_intercept=fit_intercept).fit(distribute(X, 0), distribute(y, 0), sw)
