@@ -240,6 +240,20 @@ def test_eye(n_rows, n_cols, k, split):
     check(x, defaulted(np.eye(n_rows, n_cols, k=k)), split)
 
 
+@pytest.mark.parametrize("k", [2**70, -(2**70)])
+def test_diagonal_beyond_int64(k):
+    """A k past every diagonal, too large for int64, selects nothing (eye) or everything
+    on one side (tril, triu), as NumPy says for any k past them."""
+    near = 5 if k > 0 else -7  # the nearest k past every diagonal of a 7 x 5 array
+    for split in (None, 0, 1):
+        check(quiet(xdist.eye, 7, 5, k=k, split=split), defaulted(np.eye(7, 5, k=near)), split)
+    a = random_array((7, 5), "int64", seed=3)
+    for split, counts in layouts(a.shape):
+        for name in ("tril", "triu"):
+            y = quiet(getattr(xdist, name), distribute(a, split, counts), k=k)
+            assert_equal(y, getattr(np, name)(a, k=near))
+
+
 @pytest.mark.parametrize("dtype", ["int32", "bool", "complex64"])
 def test_eye_dtype(dtype):
     check(quiet(xdist.eye, 7, 5, k=-1, dtype=dtype, split=1), np.eye(7, 5, k=-1, dtype=dtype), 1)

@@ -171,7 +171,7 @@ def test_sum_prod_default_dtype(name, dtype, expected):
 @pytest.mark.parametrize("name", ["sum", "prod", "cumulative_sum", "cumulative_prod"])
 def test_unsigned_accumulator_follows_backend(name):
     """Unsigned integers accumulate in uint64, or in int64 where the backend has no uint64
-    (Torch; the standard allows it): never a TypeError naming uint64."""
+    (Torch, whose own sum gives int64): never a TypeError naming uint64."""
     g = random_array((7, 3), "uint8", 4)
     acc = "int64" if "uint64" in UNSUPPORTED else "uint64"
     expected = getattr(np, name)(g.astype(acc), axis=0)

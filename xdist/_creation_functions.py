@@ -383,6 +383,9 @@ def _diagonal_mask(t: _Target, layout: Layout, k: int, cmp: str) -> Any:
     rows = t.iota(*_span(layout, nd - 2, rank))
     cols = t.iota(*_span(layout, nd - 1, rank))
     diff = cols[None, :] - rows[:, None]
+    # A k past every diagonal may not fit the index dtype (Torch raises): the nearest one that
+    # still lies past them all gives the same mask.
+    k = min(max(k, -layout.shape[nd - 2]), layout.shape[nd - 1])
     return {"==": diff == k, "<=": diff <= k, ">=": diff >= k}[cmp]
 
 

@@ -135,7 +135,7 @@ def _accumulator_dtype(x: _array.Array, dtype: Any, func: str) -> np.dtype:
     kind = x.dtype.kind
     if kind in "ib":  # booleans count as NumPy and array-api-compat do
         return default_int
-    if kind == "u":  # int64 where the backend has no uint64 (Torch): the standard allows it
+    if kind == "u":  # the standard's uint64 cannot exist on Torch: int64, as Torch gives
         return _uint64 if _uint64 in x._backend.supported_dtypes() else default_int
     return x.dtype
 
