@@ -16,7 +16,14 @@ from interop import COUNTS, N, assert_close, data, host, no_gather, split_rows
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import Ridge
-from sklearn.metrics import accuracy_score, mean_squared_error, pairwise_distances, r2_score
+from sklearn.metrics import (
+    accuracy_score,
+    f1_score,
+    mean_squared_error,
+    median_absolute_error,
+    pairwise_distances,
+    r2_score,
+)
 from sklearn.mixture import GaussianMixture
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
@@ -109,16 +116,24 @@ def test_scalers(counts, scaler):
 
 
 def test_metrics(counts):
+    """Regression and classification metrics on split sample vectors, with EVERY gather an
+    error (the vectors are the data here); ``median_absolute_error`` runs on
+    ``xdist.median`` and ``f1_score`` on ``xdist.bincount`` (scikit-learn looks both up; its
+    fallback would round-trip the vectors through NumPy)."""
     X, y, labels = data()
+    f1 = lambda a, b: f1_score(a, b, average="macro")
     pred = y + 0.3 * np.sin(np.arange(N))
     flipped = labels.copy()
     flipped[::7] = (flipped[::7] + 1) % 3
     for metric, a, b in [
         (r2_score, y, pred),
         (mean_squared_error, y, pred),
+        (median_absolute_error, y, pred),
         (accuracy_score, labels, flipped),
+        (f1, labels, flipped),
     ]:
-        ref, got = both(metric, counts, a, b)
+        with no_gather(0):
+            ref, got = both(metric, counts, a, b)
         assert isinstance(got, float)
         # accuracy of integer labels is computed in the default float dtype (float32 on Torch)
         single = a.dtype.kind == "i" and DEFAULTS["real floating"] == np.float32
