@@ -4,7 +4,8 @@ The centered data carries a column of ones, ``Xa = [X - mean, 1]``. Per Lloyd it
 samples split over ranks: ``|c|^2 - 2 x.c`` by one local matmul ``Xa @ [-2 C, |c|^2].T``,
 labels by ``argmin`` (local), and the centroid update as one weighted reduction for all
 clusters (``onehot @ Xa``: one allreduce of k x (d + 1) holding the weighted sums and the
-cluster weights), plus one boolean reduction for "no label changed". k-means++ samples
+cluster weights; after the first iteration only the rows of samples that changed cluster
+are read, to update the previous sums), plus the count of changed labels. k-means++ samples
 by a global cumulative sum and ``searchsorted``, never gathering X; random draws come from
 the same ``RandomState`` calls as scikit-learn's, so the same seed gives the same seeding.
 """
@@ -244,21 +245,18 @@ def _is_root(X):
 def _lloyd(xp, Xa, sw, centers, max_iter, tol, verbose):
     """One k-means run (scikit-learn's _kmeans_single_lloyd) on ``Xa = [Xc, 1]``.
 
-    Per iteration: one matmul for the distances, one local argmin, and one matmul of the
-    k x n membership matrix with ``Xa``: the weighted sums of every cluster and, from the
-    column of ones, the cluster weights, in one reduction. Strict convergence (no label
-    changed) costs one more boolean reduction.
+    Per iteration: one matmul for the distances, one local argmin, and the k x (d + 1)
+    cluster statistics (weighted sums and, from the column of ones, weights) by one
+    reduction (``_cluster_stats``).
     """
     k, d = centers.shape
-    ids = xp.arange(k, device=_dev(Xa))[:, None]
     Xc = Xa[:, :d]
-    labels_old = None
+    labels_old, stats = None, None
     strict = False
-    unit = bool(xp.all(sw == 1.0))  # unit weights: skip the weighting pass
+    w = None if bool(xp.all(sw == 1.0)) else sw  # unit weights: skip the weighting
     for i in range(max_iter):
         labels = _assign_ones(xp, Xa, centers)
-        member = xp.astype(ids == labels[None, :], Xa.dtype)  # k x n, one row per cluster
-        stats = (member if unit else member * sw[None, :]) @ Xa
+        stats, moved = _cluster_stats(xp, Xa, w, k, labels, labels_old, stats)
         sums, weights = stats[:, :d], stats[:, d]
         if bool(xp.any(weights == 0)):
             sums, weights = _relocate_empty(xp, Xc, sw, centers, labels, sums, weights)
@@ -271,7 +269,7 @@ def _lloyd(xp, Xa, sw, centers, max_iter, tol, verbose):
             if _is_root(Xa):
                 print(f"Iteration {i}, inertia {inertia}.")
         centers = centers_new
-        if labels_old is not None and not bool(xp.any(labels != labels_old)):
+        if moved == 0:
             strict = True
             break
         if shift <= tol:
@@ -280,6 +278,38 @@ def _lloyd(xp, Xa, sw, centers, max_iter, tol, verbose):
     if not strict:  # labels must match the returned centers
         labels = _assign_ones(xp, Xa, centers)
     return labels, _inertia(xp, Xc, sw, centers, labels), centers, i + 1
+
+
+def _cluster_stats(xp, Xa, w, k, labels, labels_old, stats):
+    """(k x (d + 1) weighted sums and weights of the clusters, number of labels changed).
+
+    The first time: the k x n membership matrix times ``Xa``, one reduction. Later only
+    the samples that changed cluster are read: their rows, subtracted from their old
+    cluster and added to the new one, update the previous statistics (one reduction, after
+    two boolean selections of the same mask). After the first iterations a few percent of
+    the samples move, so X is read once per iteration (for the distances), not twice.
+    The full product is used again when more than half the samples moved (it is then the
+    cheaper) or fewer than 4 k did: a product that small could be planned by moving its
+    operands instead of reducing (xdist picks the plan that moves least), which would
+    leave the statistics split, and a full pass costs what it did before.
+    """
+    ids = xp.arange(k, device=_dev(Xa))[:, None]
+    n = Xa.shape[0]
+    moved = n
+    if labels_old is not None:
+        changed = labels != labels_old
+        moved = int(xp.count_nonzero(changed))
+        if moved == 0:
+            return stats, 0
+    if 2 * moved > n or moved < 4 * k:
+        member = xp.astype(ids == labels[None, :], Xa.dtype)  # k x n, a row per cluster
+        return (member if w is None else member * w[None, :]) @ Xa, moved
+    pair = xp.stack([labels, labels_old], axis=1)[changed]  # m x 2: new and old labels
+    delta = xp.astype(ids == pair[:, 0][None, :], Xa.dtype)
+    delta = delta - xp.astype(ids == pair[:, 1][None, :], Xa.dtype)
+    if w is not None:
+        delta = delta * w[changed][None, :]
+    return stats + delta @ Xa[changed], moved
 
 
 def _relocate_empty(xp, Xc, sw, centers, labels, sums, weights):
