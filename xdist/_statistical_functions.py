@@ -9,8 +9,10 @@ A reduction that leaves the split axis alone sends nothing: its result stays spl
 same counts along the (renumbered) split axis. A replicated input gives a replicated output
 with no message. A rank holding no rows contributes the identity of the reduction.
 
-``var``/``std`` combine per-rank ``(n, mean, M2)`` records with Chan et al.'s pairwise merge
-(one ``allreduce`` with a record ``ReduceOp``), never a difference of sums of squares.
+``var``/``std`` combine per-rank ``(n, mean, correction, M2)`` records with Chan et al.'s
+pairwise merge (one ``allreduce`` with a record ``ReduceOp``), never a difference of sums of
+squares; the correction (the mean of the deviations from the rounded mean) keeps the result
+independent of the number of ranks for data with a large offset.
 ``cumulative_sum``/``cumulative_prod`` along the split axis need one ``exscan``.
 """
 
@@ -272,28 +274,34 @@ def mean(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _array.Arr
 
 
 def _merge_moments(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Merge records ``(n, mean, M2)`` of two disjoint parts of the data (rows of ``a``, ``b``).
+    """Merge records ``(n, mean, c, M2)`` of two disjoint parts of the data (rows of ``a``,
+    ``b``); the part's mean is ``mean + c``, a rounded mean and its small correction.
 
     Chan, Golub & LeVeque's pairwise update (exact in exact arithmetic, and stable: it never
     forms a difference of large sums of squares):
-        n = na + nb;  d = mb - ma;  mean = ma + d*nb/n;  M2 = M2a + M2b + d^2*na*nb/n
+        n = na + nb;  d = (mb - ma) + (cb - ca);  mean = ma + (ca + d*nb/n);
+        M2 = M2a + M2b + d^2*na*nb/n
+    The corrections keep ``d`` accurate when the means are large and close (data with a large
+    offset, 1e8 + noise): ``mb - ma`` alone would carry the rounding of both means, an error
+    of ``ulp(mean)`` in ``d``, which the ``d^2`` term turns into a relative error of about
+    ``ulp(mean) / sqrt(n)`` in M2.
     A part with n == 0 contributes nothing: the other record is taken as it is (so an empty
     part's mean, which is meaningless, never enters the result; two empty parts give n == 0).
     """
-    na, ma, qa = a[:, 0], a[:, 1], a[:, 2]
-    nb, mb, qb = b[:, 0], b[:, 1], b[:, 2]
+    na, ma, ca, qa = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+    nb, mb, cb, qb = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
     n = na + nb
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         w = np.divide(nb, n, out=np.zeros_like(n), where=n > 0)  # nb / n
-        d = mb - ma
-        out = np.stack([n, ma + d * w, qa + qb + d * d * na * w], axis=1)
+        d = (mb - ma) + (cb - ca)
+        out = np.stack([n, ma, ca + d * w, qa + qb + d * d * na * w], axis=1)
     out[nb == 0] = a[nb == 0]
     out[na == 0] = b[na == 0]
     return out
 
 
 # One module-level op: the MPI transport builds its user-defined op once per ReduceOp value.
-MOMENTS = ReduceOp("chan_moments", 3, _merge_moments)
+MOMENTS = ReduceOp("chan_moments", 4, _merge_moments)
 
 
 def _check_correction(correction: Any, func: str) -> float:
@@ -304,23 +312,26 @@ def _check_correction(correction: Any, func: str) -> float:
 
 def _second_moment(x: _array.Array, plan: Reduction) -> Any:
     """M2 (the sum of squared deviations from the mean) over the reduced axes, in float64: each
-    rank's block in two local passes, then the ranks' ``(n, mean, M2)`` records merged by one
-    ``allreduce`` with ``MOMENTS`` when the split axis is reduced."""
+    rank's block in two local passes (the corrected two-pass algorithm: the mean, then the
+    deviations, whose sum corrects the rounded mean and M2), then the ranks'
+    ``(n, mean, correction, M2)`` records merged by one ``allreduce`` with ``MOMENTS`` when
+    the split axis is reduced."""
     xp, backend = x._backend.xp, x._backend
     shape = kept_local_shape(x, plan)
     n = local_size(x, plan)
     if n == 0:  # a rank with no rows (or nothing at all to reduce)
-        m = full(x, shape, 0.0, float64)
-        m2 = full(x, shape, 0.0, float64)
+        m = c = m2 = full(x, shape, 0.0, float64)
     else:
         block = xp.astype(x._local, backend.native_dtype(float64))
         m = xp.mean(block, axis=plan.axes, keepdims=True)
-        m2 = xp.sum(xp.square(block - m), axis=plan.axes, keepdims=True)
+        dev = block - m
+        c = xp.mean(dev, axis=plan.axes, keepdims=True)  # the rounding of m, made visible
+        m2 = xp.sum(xp.square(dev), axis=plan.axes, keepdims=True) - n * c * c
     if not plan.combine:
         return m2
-    record = xp.stack([full(x, shape, float(n), float64), m, m2], axis=-1)
+    record = xp.stack([full(x, shape, float(n), float64), m, c, m2], axis=-1)
     merged = combine_partials(x, plan, record, MOMENTS)
-    return merged[..., 2]
+    return merged[..., 3]
 
 
 def _variance(func: str, x, axis, correction, keepdims, root: bool) -> _array.Array:
@@ -342,8 +353,9 @@ def _variance(func: str, x, axis, correction, keepdims, root: bool) -> _array.Ar
 def var(
     x: _array.Array, /, *, axis=None, correction: int | float = 0.0, keepdims: bool = False
 ) -> _array.Array:
-    """The standard's ``var``: ``M2 / (N - correction)``, in one pass and (over the split axis)
-    one ``allreduce`` of ``(n, mean, M2)`` records merged pairwise (Chan et al.)."""
+    """The standard's ``var``: ``M2 / (N - correction)``, by the corrected two-pass algorithm
+    and (over the split axis) one ``allreduce`` of ``(n, mean, correction, M2)`` records
+    merged pairwise (Chan et al.)."""
     return _variance("var", x, axis, correction, keepdims, root=False)
 
 
