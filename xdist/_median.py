@@ -26,7 +26,7 @@ from ._array import Array
 from ._dtypes import check_category
 from ._layout import Layout
 from ._sorting_functions import sort
-from ._statistical_functions import Reduction, plan_reduction
+from ._statistical_functions import Reduction, full, plan_reduction
 from ._validation import check_array
 
 __all__ = ["median"]
@@ -124,5 +124,4 @@ def _middle(a: Any, b: Any, last: Any, n: int, out: np.dtype, backend: Any) -> A
 
 def _nans(x: Array, nlines: int, out: np.dtype) -> Any:
     """``nlines`` NaNs: the median of no values."""
-    device = x._backend.native_device(x.device)
-    return x._backend.xp.full((nlines,), np.nan, dtype=x._backend.native_dtype(out), device=device)
+    return full(x, (nlines,), math.nan, out)
