@@ -22,6 +22,7 @@ import numpy as np
 from . import _array
 from ._layout import Layout, _intersect
 from ._manipulation_more import (
+    _wrap,
     broadcast_arrays,
     broadcast_shapes,
     broadcast_to,
@@ -56,10 +57,6 @@ __all__ = [
 ]
 
 Array = _array.Array
-
-
-def _wrap(local: Any, layout: Layout, like: Array) -> Array:
-    return Array._new(local, layout, like._comm, like._backend)
 
 
 # -- permute_dims, expand_dims, squeeze ---------------------------------------------------------
