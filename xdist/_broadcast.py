@@ -66,17 +66,10 @@ def output_layout(layouts: Sequence[Layout], out_shape: tuple[int, ...]) -> Layo
 def align_block(block: Any, layout: Layout, out: Layout, comm: Any, backend: Any, func: str) -> Any:
     """This rank's part of an operand, ready to broadcast against the output's local block."""
     if out.split is None or comm.size == 1:
-        return _whole(block, layout, comm, backend, func)
+        return implicit_gather(block, layout, comm, backend, func)
     axis = _axis_in(layout, out.ndim, out.split)
     if axis < 0 or layout.shape[axis] != out.shape[out.split]:
         # The operand has no such axis or broadcasts along it: every rank needs all of it.
-        return _whole(block, layout, comm, backend, func)
+        return implicit_gather(block, layout, comm, backend, func)
     target = Layout(layout.shape, axis, out.counts)
     return redistribute_block(block, layout, target, comm, backend)
-
-
-def _whole(block: Any, layout: Layout, comm: Any, backend: Any, func: str) -> Any:
-    """All of an operand on every rank (an implicit gather when it is split)."""
-    if layout.split is None:
-        return block
-    return implicit_gather(block, layout, comm, backend, func)

@@ -60,6 +60,9 @@ def warn_gather(
 
 
 def implicit_gather(block: Any, layout: Layout, comm: Communicator, backend: Any, func: str) -> Any:
-    """``gather_block`` for a gather the user did not ask for: warns, then gathers."""
+    """``gather_block`` for a gather the user did not ask for: warns, then gathers. A
+    replicated block (or one rank) is returned as it is: nothing moves, nothing warns."""
+    if layout.split is None or comm.size == 1:
+        return block
     warn_gather(func, layout, backend.dtype_of(block), comm)
     return gather_block(block, layout, comm, backend)

@@ -35,8 +35,6 @@ def whole(x: Array, func: str) -> Any:
     """All of ``x`` on every rank: THE gather of the linalg functions (one ``allgatherv``
     when ``x`` is split, with a ``GatherWarning``; memory: ``x.size * itemsize`` bytes on
     every rank)."""
-    if x.split is None:
-        return x._local
     return implicit_gather(x._local, x._layout, x._comm, x._backend, func)
 
 
