@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -9,6 +10,12 @@ import numpy as np
 
 __all__ = ["STANDARD_DTYPES", "Backend", "BackendBase", "Device"]
 
+
+# ``arg_best`` searches lines of at most this length by whole-array passes: above it NumPy's
+# and Torch's own per-line search is the faster (measured at 64); and only blocks holding at
+# least _MIN_LINES lines, below which the passes' fixed cost is not repaid.
+_SHORT_AXIS = 32
+_MIN_LINES = 4096
 
 # The standard's dtypes, as NumPy dtype objects (xdist's dtypes).
 STANDARD_DTYPES = tuple(
@@ -209,6 +216,43 @@ class BackendBase:
     def device_contiguous(self, block: Any) -> Any:
         """``block`` as a C-contiguous array on its own device (no copy where it is one)."""
         raise NotImplementedError(f"the {self.name} backend has no device buffers")
+
+    # -- local computations that xdist does better than the library ------------------------
+    def arg_best(self, block: Any, axis: int | None, keepdims: bool, want_max: bool) -> Any:
+        """``argmax`` (``want_max``) or ``argmin`` of a block, in int64.
+
+        NumPy and Torch search line by line: along a short axis (k-means' k scores per
+        sample) a few nanoseconds of work cost tens of nanoseconds per line, 4.4 ms for
+        200000 x 8 float32 in NumPy (4.7 ms in Torch). Real CPU blocks with lines of at most
+        ``_SHORT_AXIS`` elements are therefore searched by whole-array passes instead: the
+        axis moved first and made contiguous, the best value of every line (``min`` over
+        the first axis, vectorized across lines), then the first position holding it, as
+        the maximum of ``(v == best) * (k, k - 1, ..., 1)``. That is 1.2 ms for the same
+        array (0.4 ms when the axis is already first and contiguous). NaN: ``min`` and
+        ``max`` propagate it and ``NaN == NaN`` is false, so a line holding one gets the
+        first NaN's position from the same maximum over ``isnan``, as NumPy's answer.
+        """
+        xp = self.xp
+        shape = tuple(block.shape)
+        k = 0 if axis is None else shape[axis]
+        if (
+            not 2 <= k <= _SHORT_AXIS
+            or math.prod(shape) < k * _MIN_LINES
+            or self.dtype_of(block).kind not in "iuf"
+            or self.device_of(block).kind != "cpu"
+        ):
+            found = (xp.argmax if want_max else xp.argmin)(block, axis=axis, keepdims=keepdims)
+            return xp.astype(found, xp.int64) if found.dtype != xp.int64 else found
+        v = self.device_contiguous(xp.moveaxis(block, axis, 0))
+        best = (xp.max if want_max else xp.min)(v, axis=0)
+        weights = xp.reshape(xp.arange(k, 0, -1, dtype=xp.int8), (k,) + (1,) * (v.ndim - 1))
+        found = k - xp.astype(xp.max((v == best) * weights, axis=0), xp.int64)
+        if self.dtype_of(block).kind == "f":
+            nan = xp.isnan(best)
+            if bool(xp.any(nan)):
+                first_nan = k - xp.astype(xp.max(xp.isnan(v) * weights, axis=0), xp.int64)
+                found = xp.where(nan, first_nan, found)
+        return xp.expand_dims(found, axis=axis) if keepdims else found
 
     def synchronize(self, device: Device) -> None:
         """Wait for the work queued on ``device`` (nothing to wait for on the CPU)."""

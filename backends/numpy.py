@@ -46,11 +46,14 @@ class NumPyBackend(BackendBase):
         return "cpu"
 
     def to_host(self, block: np.ndarray) -> np.ndarray:
-        # np.ascontiguousarray would turn a 0-d array into a 1-d one.
-        return block if block.flags.c_contiguous else np.array(block, order="C")
+        return self.device_contiguous(block)
 
     def from_host(self, array: np.ndarray, device=None) -> np.ndarray:
         return array
+
+    def device_contiguous(self, block: np.ndarray) -> np.ndarray:
+        # np.ascontiguousarray would turn a 0-d array into a 1-d one.
+        return block if block.flags.c_contiguous else np.array(block, order="C")
 
 
 def backend() -> NumPyBackend:

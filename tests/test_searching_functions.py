@@ -92,6 +92,47 @@ def test_argmax_argmin(func, dtype, shape, case):
                 assert got.split is None
 
 
+# Shapes whose blocks hold thousands of short lines: the backends search those by whole-array
+# passes (``arg_best``) instead of line by line; (12300, 33) is just past the shortest axis
+# left to NumPy and Torch. Ties, NaNs and 64-bit values as above.
+SHORT_AXES = [
+    ((12300, 8), 1),
+    ((8, 12300), 0),
+    ((12300, 2), 1),
+    ((12300, 32), -1),
+    ((12300, 33), 1),
+    ((3, 4200, 5), 2),
+    ((5, 4200, 3), 0),
+]
+
+
+@pytest.mark.parametrize("func", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("shape,axis", SHORT_AXES, ids=str)
+def test_argmax_argmin_along_short_axes(func, dtype, shape, axis):
+    g = search_data(shape, dtype, seed=4)
+    expected = {keep: getattr(np, func)(g, axis=axis, keepdims=keep) for keep in (False, True)}
+    for split, counts in layouts(shape):
+        x = distribute(g, split, counts)
+        for keepdims in (False, True):
+            got = getattr(xdist, func)(x, axis=axis, keepdims=keepdims)
+            assert_equal(got, np.asarray(expected[keepdims], dtype=np.int64))
+
+
+@pytest.mark.parametrize("func", ["argmax", "argmin"])
+def test_argmax_argmin_short_axes_special_values(func):
+    """Signed zeros, infinities and NaN anywhere in a line of the whole-array passes."""
+    rng = np.random.default_rng(5)
+    values = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0])
+    g = values[rng.integers(0, len(values), size=(12300, 6))]
+    g[::7] = 0.0  # lines of tied signed zeros
+    g[::11] = -0.0
+    for split, counts in layouts(g.shape):
+        for axis in (0, 1):
+            got = getattr(xdist, func)(distribute(g, split, counts), axis=axis)
+            assert_equal(got, getattr(np, func)(g, axis=axis).astype(np.int64))
+
+
 @pytest.mark.parametrize("func", ["argmax", "argmin"])
 @pytest.mark.parametrize(
     "values",

@@ -137,8 +137,7 @@ def _split_partial(x: _array.Array, axis: int, want_max: builtins.bool) -> np.nd
     kept = tuple(1 if i == axis else n for i, n in enumerate(x.lshape))
     if x.lshape[axis] == 0:
         return _empty_records(kept)
-    fn = xp.argmax if want_max else xp.argmin
-    idx = fn(x._local, axis=axis, keepdims=True)
+    idx = backend.arg_best(x._local, axis, True, want_max)
     values = xp.take_along_axis(x._local, idx, axis=axis)
     offset = x._layout.offsets[x._comm.rank]
     index = backend.to_host(idx).astype(np.int64) + offset
@@ -184,8 +183,8 @@ def _arg_best(func: str, x: Any, axis: Any, keepdims: Any) -> _array.Array:
             out = Layout.replicated(out_shape)
         else:
             out = Layout(out_shape, split if keepdims else split - (axis < split), x.counts)
-        fn = getattr(x._backend.xp, func)
-        return _wrap(fn(x._local, axis=axis, keepdims=keepdims), out, x)
+        found = x._backend.arg_best(x._local, axis, keepdims, want_max)
+        return _wrap(found, out, x)
     partial = _flat_partial(x, want_max) if axis is None else _split_partial(x, axis, want_max)
     best = comm.allreduce(partial, _BEST)
     index = best[..., 2].astype(np.int64).reshape(out_shape)
