@@ -398,6 +398,23 @@ def vecdot(x1: _array.Array, x2: _array.Array, /, *, axis: int = -1) -> _array.A
             f"x2.shape[{axis}]={x2.shape[axis]}"
         )
     broadcast_shapes([x1.shape, x2.shape], "vecdot")
+    if (
+        axis == -1
+        and x1.dtype == x2.dtype
+        and x1._layout == x2._layout
+        and x1.split != x1.ndim - 1
+        and x1._backend.name == "numpy"
+    ):
+        # Operands of one layout contracted along a local, contiguous axis: NumPy's own
+        # vecdot, one pass with no product array (3.0 ms instead of 11.2 ms for 200000 x 64
+        # float32). Torch's is no faster than the product and the sum below, and along
+        # other axes NumPy's is much slower.
+        split = x1.split
+        layout = Layout(x1.shape[:-1], split, x1.counts if split is not None else None)
+        block = x1._backend.xp.vecdot(x1._local, x2._local, axis=-1)
+        if not x1._backend.is_block(block):  # a NumPy scalar for 1-D operands
+            block = x1._backend.asarray(block)
+        return _array.Array._new(block, layout, x1._comm, x1._backend)
     from ._elementwise_functions import conj, multiply
     from ._statistical_functions import sum as _sum
 
