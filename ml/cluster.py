@@ -226,6 +226,14 @@ def _inertia(xp, X, sw, centers, labels):
     return float(xp.sum(sw * xp.vecdot(diff, diff, axis=-1)))
 
 
+def _inertia_ones(xp, Xa, sw, centers, labels):
+    """``_inertia`` for ``Xa = [X, 1]``, read whole: centers get a column of ones too (a zero
+    difference), so every pass is over contiguous rows, not over the strided ``Xa[:, :d]``
+    (half the time of the subtraction)."""
+    ones = xp.ones_like(centers[:, :1])
+    return _inertia(xp, Xa, sw, xp.concat([centers, ones], axis=1), labels)
+
+
 def _same(xp, labels1, labels2, k):
     """scikit-learn's _is_same_clustering: labels1 -> labels2 is a function. Read from the
     k x k contingency table (one reduction), never sorting the labels."""
@@ -260,12 +268,14 @@ def _lloyd(xp, Xa, sw, centers, max_iter, tol, verbose):
         sums, weights = stats[:, :d], stats[:, d]
         if bool(xp.any(weights == 0)):
             sums, weights = _relocate_empty(xp, Xc, sw, centers, labels, sums, weights)
-        positive = weights > 0
-        safe = xp.where(positive, weights, xp.ones_like(weights))
-        centers_new = xp.where(positive[:, None], sums / safe[:, None], sums)
+            positive = weights > 0  # still empty: fewer samples of nonzero weight than k
+            safe = xp.where(positive, weights, xp.ones_like(weights))
+            centers_new = xp.where(positive[:, None], sums / safe[:, None], sums)
+        else:
+            centers_new = sums / weights[:, None]
         shift = float(xp.sum((centers_new - centers) ** 2))
         if verbose:
-            inertia = _inertia(xp, Xc, sw, centers, labels)  # collective: every rank
+            inertia = _inertia_ones(xp, Xa, sw, centers, labels)  # collective: every rank
             if _is_root(Xa):
                 print(f"Iteration {i}, inertia {inertia}.")
         centers = centers_new
@@ -277,39 +287,41 @@ def _lloyd(xp, Xa, sw, centers, max_iter, tol, verbose):
         labels_old = labels
     if not strict:  # labels must match the returned centers
         labels = _assign_ones(xp, Xa, centers)
-    return labels, _inertia(xp, Xc, sw, centers, labels), centers, i + 1
+    return labels, _inertia_ones(xp, Xa, sw, centers, labels), centers, i + 1
 
 
 def _cluster_stats(xp, Xa, w, k, labels, labels_old, stats):
     """(k x (d + 1) weighted sums and weights of the clusters, number of labels changed).
 
     The first time: the k x n membership matrix times ``Xa``, one reduction. Later only
-    the samples that changed cluster are read: their rows, subtracted from their old
-    cluster and added to the new one, update the previous statistics (one reduction, after
-    two boolean selections of the same mask). After the first iterations a few percent of
-    the samples move, so X is read once per iteration (for the distances), not twice.
-    The full product is used again when more than half the samples moved (it is then the
-    cheaper) or fewer than 4 k did: a product that small could be planned by moving its
-    operands instead of reducing (xdist picks the plan that moves least), which would
-    leave the statistics split, and a full pass costs what it did before.
+    the samples that changed cluster are read: one selection of their (new, old) cluster
+    pairs, coded ``new * k + old`` (its length is the number moved: an xdist selection
+    learns it from the one message it sends anyway), one of their rows, and one reduction
+    of the rows, subtracted from their old cluster and added to the new one, updating the
+    previous statistics. After the first iterations a few percent of the samples move, so X
+    is read once per iteration (for the distances), not twice. The full product is used
+    again when more than half the samples moved (it is then the cheaper) or fewer than 4 k
+    did: a product that small could be planned by moving its operands instead of reducing
+    (xdist picks the plan that moves least), which would leave the statistics split, and a
+    full pass costs what it did before.
     """
     ids = xp.arange(k, device=_dev(Xa))[:, None]
     n = Xa.shape[0]
     moved = n
     if labels_old is not None:
         changed = labels != labels_old
-        moved = int(xp.count_nonzero(changed))
+        pairs = (labels * k + labels_old)[changed]
+        moved = pairs.shape[0]
         if moved == 0:
             return stats, 0
-    if 2 * moved > n or moved < 4 * k:
-        member = xp.astype(ids == labels[None, :], Xa.dtype)  # k x n, a row per cluster
-        return (member if w is None else member * w[None, :]) @ Xa, moved
-    pair = xp.stack([labels, labels_old], axis=1)[changed]  # m x 2: new and old labels
-    delta = xp.astype(ids == pair[:, 0][None, :], Xa.dtype)
-    delta = delta - xp.astype(ids == pair[:, 1][None, :], Xa.dtype)
-    if w is not None:
-        delta = delta * w[changed][None, :]
-    return stats + delta @ Xa[changed], moved
+        if 4 * k <= moved and 2 * moved <= n:
+            delta = xp.astype(ids == (pairs // k)[None, :], Xa.dtype)
+            delta = delta - xp.astype(ids == (pairs % k)[None, :], Xa.dtype)
+            if w is not None:
+                delta = delta * w[changed][None, :]
+            return stats + delta @ Xa[changed], moved
+    member = xp.astype(ids == labels[None, :], Xa.dtype)  # k x n, a row per cluster
+    return (member if w is None else member * w[None, :]) @ Xa, moved
 
 
 def _relocate_empty(xp, Xc, sw, centers, labels, sums, weights):
