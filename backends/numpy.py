@@ -14,6 +14,11 @@ __all__ = ["NumPyBackend", "backend"]
 _CPU = Device("numpy", "cpu")
 
 
+def _c_order(block: np.ndarray) -> np.ndarray:
+    # np.ascontiguousarray would turn a 0-d array into a 1-d one.
+    return block if block.flags.c_contiguous else np.array(block, order="C")
+
+
 class NumPyBackend(BackendBase):
     name = "numpy"
     xp = xp_numpy
@@ -46,14 +51,13 @@ class NumPyBackend(BackendBase):
         return "cpu"
 
     def to_host(self, block: np.ndarray) -> np.ndarray:
-        return self.device_contiguous(block)
+        return _c_order(block)
 
     def from_host(self, array: np.ndarray, device=None) -> np.ndarray:
         return array
 
     def device_contiguous(self, block: np.ndarray) -> np.ndarray:
-        # np.ascontiguousarray would turn a 0-d array into a 1-d one.
-        return block if block.flags.c_contiguous else np.array(block, order="C")
+        return _c_order(block)
 
 
 def backend() -> NumPyBackend:
