@@ -246,11 +246,11 @@ class BackendBase:
         v = self.device_contiguous(xp.moveaxis(block, axis, 0))
         best = (xp.max if want_max else xp.min)(v, axis=0)
         weights = xp.reshape(xp.arange(k, 0, -1, dtype=xp.int8), (k,) + (1,) * (v.ndim - 1))
-        found = k - xp.astype(xp.max((v == best) * weights, axis=0), xp.int64)
+        found = xp.astype(k - xp.max((v == best) * weights, axis=0), xp.int64)  # k fits int8
         if self.dtype_of(block).kind == "f":
             nan = xp.isnan(best)
             if bool(xp.any(nan)):
-                first_nan = k - xp.astype(xp.max(xp.isnan(v) * weights, axis=0), xp.int64)
+                first_nan = xp.astype(k - xp.max(xp.isnan(v) * weights, axis=0), xp.int64)
                 found = xp.where(nan, first_nan, found)
         return xp.expand_dims(found, axis=axis) if keepdims else found
 
