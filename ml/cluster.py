@@ -216,7 +216,7 @@ def _assign(xp, X, centers):
 
 def _assign_ones(xp, Xa, centers):
     """``_assign`` for ``Xa = [X, 1]``: the matmul adds |c|^2 itself (no n x k pass)."""
-    c_sq = xp.sum(centers * centers, axis=1)
+    c_sq = xp.vecdot(centers, centers)
     return xp.argmin(Xa @ xp.concat([-2.0 * centers, c_sq[:, None]], axis=1).T, axis=1)
 
 
@@ -262,17 +262,19 @@ def _lloyd(xp, Xa, sw, centers, max_iter, tol, verbose):
     labels_old, stats = None, None
     strict = False
     w = None if bool(xp.all(sw == 1.0)) else sw  # unit weights: skip the weighting
+    ids = xp.arange(k, device=_dev(Xa))[:, None]
     for i in range(max_iter):
         labels = _assign_ones(xp, Xa, centers)
-        stats, moved = _cluster_stats(xp, Xa, w, k, labels, labels_old, stats)
-        sums, weights = stats[:, :d], stats[:, d]
+        stats, moved = _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats)
+        sums, weights = stats[:, :d], stats[:, d:]  # weights k x 1
         if bool(xp.any(weights == 0)):
+            weights = weights[:, 0]
             sums, weights = _relocate_empty(xp, Xc, sw, centers, labels, sums, weights)
             positive = weights > 0  # still empty: fewer samples of nonzero weight than k
             safe = xp.where(positive, weights, xp.ones_like(weights))
             centers_new = xp.where(positive[:, None], sums / safe[:, None], sums)
         else:
-            centers_new = sums / weights[:, None]
+            centers_new = sums / weights
         shift = float(xp.sum((centers_new - centers) ** 2))
         if verbose:
             inertia = _inertia_ones(xp, Xa, sw, centers, labels)  # collective: every rank
@@ -290,7 +292,7 @@ def _lloyd(xp, Xa, sw, centers, max_iter, tol, verbose):
     return labels, _inertia_ones(xp, Xa, sw, centers, labels), centers, i + 1
 
 
-def _cluster_stats(xp, Xa, w, k, labels, labels_old, stats):
+def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats):
     """(k x (d + 1) weighted sums and weights of the clusters, number of labels changed).
 
     The first time: the k x n membership matrix times ``Xa``, one reduction. Later only
@@ -305,8 +307,7 @@ def _cluster_stats(xp, Xa, w, k, labels, labels_old, stats):
     (xdist picks the plan that moves least), which would leave the statistics split, and a
     full pass costs what it did before.
     """
-    ids = xp.arange(k, device=_dev(Xa))[:, None]
-    n = Xa.shape[0]
+    k, n = ids.shape[0], Xa.shape[0]
     moved = n
     if labels_old is not None:
         changed = labels != labels_old
