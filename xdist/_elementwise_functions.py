@@ -12,7 +12,8 @@ from typing import Any
 
 from . import _array
 from ._broadcast import align_block, broadcast_shapes, output_layout
-from ._dtypes import check_category
+from ._data_type_functions import promote_pair
+from ._dtypes import CATEGORIES, check_category
 from ._validation import check_same_context
 
 _SCALARS = (bool, int, float, complex)
@@ -101,8 +102,19 @@ def _check_operand(x: Any, func: str, name: str) -> None:
 
 
 def _context(arrays: list[_array.Array], func: str):
-    check_same_context([(a, f"operand {k}") for k, a in enumerate(arrays)], func)
-    return arrays[0]._comm, arrays[0]._backend
+    first = arrays[0]
+    comm, backend = first._comm, first._backend
+    if len(arrays) > 1:
+        device = first.device
+        for a in arrays[1:]:
+            other = a.device
+            if (
+                a._comm is not comm
+                or a._backend is not backend
+                or not (other is device or other == device)
+            ):  # the checker names the operands (only built when something differs)
+                check_same_context([(a, f"operand {k}") for k, a in enumerate(arrays)], func)
+    return comm, backend
 
 
 def apply_elementwise(func: str, local_fn, operands: list[Any]) -> _array.Array:
@@ -136,9 +148,8 @@ def _standard_dtype(out: _array.Array, x1: Any, x2: Any) -> _array.Array:
     the namespace behaves the same on every backend."""
     if not (isinstance(x1, _array.Array) and isinstance(x2, _array.Array)):
         return out
-    from ._data_type_functions import result_type
-
-    want, got = result_type(x1.dtype, x2.dtype), out.dtype
+    d1, d2, got = x1.dtype, x2.dtype, out.dtype
+    want = d1 if d1 == d2 else promote_pair(d1, d2)
     same_kind = (want.kind in "iu") == (got.kind in "iu") and got.kind != "b"
     if got == want or not same_kind or (want.kind == "c") != (got.kind == "c"):
         return out
@@ -179,15 +190,20 @@ def _make_unary(name: str, category: str):
 
 
 def _make_binary(name: str, category: str):
+    kinds = CATEGORIES[category]
+
     def func(x1, x2, /) -> _array.Array:
-        _check_operand(x1, name, "x1")
-        _check_operand(x2, name, "x2")
-        for arg, label in ((x1, "x1"), (x2, "x2")):
-            if isinstance(arg, _array.Array):
-                check_category(arg.dtype, category, name, label)
-        array = x1 if isinstance(x1, _array.Array) else x2
-        if array.dtype.kind != "b":  # a Python bool with numbers counts as 0 or 1 (Torch
-            x1, x2 = (int(v) if isinstance(v, bool) else v for v in (x1, x2))  # refuses it)
+        is1, is2 = isinstance(x1, _array.Array), isinstance(x2, _array.Array)
+        if not is1:
+            _check_operand(x1, name, "x1")
+        if not is2:
+            _check_operand(x2, name, "x2")
+        for arg, label, is_array in ((x1, "x1", is1), (x2, "x2", is2)):
+            if is_array and arg.dtype.kind not in kinds:
+                check_category(arg.dtype, category, name, label)  # raises, naming the rule
+        array = x1 if is1 else x2
+        if array.dtype.kind != "b" and not (is1 and is2):  # a Python bool with numbers
+            x1, x2 = (int(v) if isinstance(v, bool) else v for v in (x1, x2))  # is 0 or 1
         local_fn = getattr(array._backend.xp, name)
         if name in ("floor_divide", "remainder") and array.dtype.kind in "iu":
             local_fn = _by_zero_is_zero(local_fn, array._backend.xp)
