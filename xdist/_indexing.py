@@ -88,6 +88,11 @@ def _as_int(k: Any) -> int | None:
 
 
 def _check_slice(s: slice, func: str) -> slice:
+    start, stop, step = s.start, s.stop, s.step
+    if all(v is None or type(v) is int for v in (start, stop, step)):  # the common case
+        if step == 0:
+            raise ValueError(f"{func}: slice step cannot be zero in {s}")
+        return s
     bounds = []
     for name in ("start", "stop", "step"):
         v = getattr(s, name)
@@ -103,7 +108,7 @@ def _check_slice(s: slice, func: str) -> slice:
 
 
 def _check_item(k: Any, func: str) -> Any:
-    if k is None or k is Ellipsis:
+    if k is None or k is Ellipsis or type(k) is int:
         return k
     if isinstance(k, slice):
         return _check_slice(k, func)
@@ -117,10 +122,15 @@ def normalize_key(key: Any, shape: tuple[int, ...], func: str) -> list[Part]:
     """One part per item of the expanded key: an in-range int or a ``range`` of indices for
     each axis of ``shape`` (in order), and ``None`` for each new axis."""
     items = [_check_item(k, func) for k in (key if isinstance(key, tuple) else (key,))]
-    n_ellipsis = sum(k is Ellipsis for k in items)
+    n_ellipsis = n_new = 0
+    for k in items:
+        if k is Ellipsis:
+            n_ellipsis += 1
+        elif k is None:
+            n_new += 1
     if n_ellipsis > 1:
         raise IndexError(f"{func}: an index can only have a single Ellipsis, got {n_ellipsis}")
-    n_index = sum(k is not None and k is not Ellipsis for k in items)
+    n_index = len(items) - n_ellipsis - n_new
     if n_index > len(shape):
         raise IndexError(
             f"{func}: too many indices for an array of {len(shape)} dimensions: {n_index} given"
@@ -268,11 +278,18 @@ def _key_kind(key: Any, ndim: int, func: str) -> str:
     return "basic"
 
 
+_BASIC = (int, slice, type(None), type(Ellipsis))  # exact types: bool is refused later
+
+
 def getitem(x: _array.Array, key: Any) -> _array.Array:
     """``x[key]``: basic indexing here (see the module docstring for what communicates);
     integer arrays in ``_array_indexing``, a boolean mask in ``_mask_indexing``."""
-    key = host_keys(x, key)
-    kind = _key_kind(key, x.ndim, "__getitem__")
+    items = key if isinstance(key, tuple) else (key,)
+    if all(type(k) in _BASIC for k in items):  # ints, slices, None, Ellipsis: no arrays
+        kind = "basic"
+    else:
+        key = host_keys(x, key)
+        kind = _key_kind(key, x.ndim, "__getitem__")
     if kind == "mask":
         from ._mask_indexing import getitem_mask
 
