@@ -44,6 +44,7 @@ contracted axis is split.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -193,6 +194,7 @@ def candidate_plans(
         )
 
 
+@functools.lru_cache(maxsize=1024)
 def choose_plan(
     x1: Layout,
     x2: Layout,
@@ -200,7 +202,10 @@ def choose_plan(
     nranks: int,
     promoted: tuple[bool, bool] = (False, False),
 ) -> Plan:
-    """The cheapest candidate plan (the first of equal ones)."""
+    """The cheapest candidate plan (the first of equal ones). Remembered for the last 1024
+    distinct arguments (layouts are values): an iterative algorithm multiplies the same
+    layouts on every iteration, and costing the candidates takes longer than a small
+    product."""
     plans = list(candidate_plans(x1, x2, shape, nranks, promoted))
     costs = [plan_cost(p, x1, x2, nranks) for p in plans]
     return plans[min(range(len(plans)), key=lambda i: (costs[i], i))]
