@@ -19,6 +19,7 @@ independent of the number of ranks for data with a large offset.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -56,19 +57,26 @@ def plan_reduction(x: Any, axis: Any, keepdims: Any, func: str) -> Reduction:
     axes = normalize_axes(axis, x.ndim, func)
     if not isinstance(keepdims, bool):
         raise TypeError(f"{func}: keepdims must be a bool, got {keepdims!r}")
-    shape = x.shape
+    return _plan(x._layout, axes, keepdims, x._comm.size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(layout: Layout, axes: tuple[int, ...], keepdims: bool, nranks: int) -> Reduction:
+    """The plan of a reduction, a function of global metadata only: remembered (an iterative
+    algorithm reduces the same layouts on every iteration)."""
+    shape = layout.shape
     if keepdims:
         out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
     else:
         out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
-    split = x.split
+    split = layout.split
     size = math.prod(shape[a] for a in axes)
     if split is None or split in axes:
         out = Layout.replicated(out_shape)
-        combine = split is not None and x._comm.size > 1
+        combine = split is not None and nranks > 1
     else:
         new_split = split if keepdims else split - builtins.sum(a < split for a in axes)
-        out = Layout(out_shape, new_split, x.counts)
+        out = Layout(out_shape, new_split, layout.counts)
         combine = False
     return Reduction(axes, keepdims, out, combine, size)
 
