@@ -289,11 +289,12 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
         kind = "basic"
     else:
         key = host_keys(x, key)
-        kind = _key_kind(key, x.ndim, "__getitem__")
-    if kind == "mask":
-        from ._mask_indexing import getitem_mask
+        mask = _mask_key(key, x.ndim)
+        if mask is not None:
+            from ._mask_indexing import getitem_mask
 
-        return getitem_mask(x, _mask_key(key, x.ndim))
+            return getitem_mask(x, mask)
+        kind = _key_kind(key, x.ndim, "__getitem__")  # raises for a misplaced mask
     if kind == "array":
         from ._array_indexing import getitem_arrays
 
