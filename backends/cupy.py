@@ -64,6 +64,9 @@ class CuPyBackend(BackendBase):
             return cupy.asarray(array)
 
     # -- transport buffers (see BackendBase.to_buffer) -------------------------------------
+    def is_c_contiguous(self, block: cupy.ndarray) -> bool:
+        return block.flags.c_contiguous
+
     def device_contiguous(self, block: cupy.ndarray) -> cupy.ndarray:
         if block.flags.c_contiguous:
             return block

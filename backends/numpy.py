@@ -56,6 +56,9 @@ class NumPyBackend(BackendBase):
     def from_host(self, array: np.ndarray, device=None) -> np.ndarray:
         return array
 
+    def is_c_contiguous(self, block: np.ndarray) -> bool:
+        return block.flags.c_contiguous
+
     def device_contiguous(self, block: np.ndarray) -> np.ndarray:
         return _c_order(block)
 

@@ -186,6 +186,9 @@ class TorchBackend(BackendBase):
         return tensor.to(self.native_device(device), non_blocking=False)
 
     # -- transport buffers (see BackendBase.to_buffer) -------------------------------------
+    def is_c_contiguous(self, block: torch.Tensor) -> bool:
+        return block.is_contiguous()
+
     def device_contiguous(self, block: torch.Tensor) -> torch.Tensor:
         return block.detach().resolve_conj().resolve_neg().contiguous()
 

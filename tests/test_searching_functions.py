@@ -92,16 +92,19 @@ def test_argmax_argmin(func, dtype, shape, case):
                 assert got.split is None
 
 
-# Shapes whose blocks hold thousands of short lines: the backends search those by whole-array
-# passes (``arg_best``) instead of line by line; (12300, 33) is just past the shortest axis
-# left to NumPy and Torch. Ties, NaNs and 64-bit values as above.
+# Shapes whose blocks hold thousands of short lines at 1 to 3 ranks: the backends search
+# those by whole-array passes (``arg_best``) instead of line by line. A line of at most 16
+# (moved first by a copy) or 256 (already first and contiguous: weights in int16 above 127);
+# (30000, 17) is just past the first limit, left to NumPy and Torch. Ties, NaNs and 64-bit
+# values as above.
 SHORT_AXES = [
-    ((12300, 8), 1),
-    ((8, 12300), 0),
-    ((12300, 2), 1),
-    ((12300, 32), -1),
-    ((12300, 33), 1),
-    ((3, 4200, 5), 2),
+    ((30000, 8), 1),
+    ((30000, 16), -1),
+    ((30000, 17), 1),
+    ((30000, 2), 1),
+    ((8, 30000), 0),
+    ((200, 13000), 0),
+    ((3, 9000, 5), 2),
     ((5, 4200, 3), 0),
 ]
 
@@ -124,7 +127,7 @@ def test_argmax_argmin_short_axes_special_values(func):
     """Signed zeros, infinities and NaN anywhere in a line of the whole-array passes."""
     rng = np.random.default_rng(5)
     values = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0])
-    g = values[rng.integers(0, len(values), size=(12300, 6))]
+    g = values[rng.integers(0, len(values), size=(30000, 6))]
     g[::7] = 0.0  # lines of tied signed zeros
     g[::11] = -0.0
     for split, counts in layouts(g.shape):
