@@ -236,8 +236,9 @@ class BackendBase:
         the first axis, vectorized across lines), then the first position holding it, as
         the maximum of ``(v == best) * (k, k - 1, ..., 1)``. That is 1.2 ms for the same
         array (0.4 ms when the axis is already first and contiguous). NaN: ``min`` and
-        ``max`` propagate it and ``NaN == NaN`` is false, so a line holding one gets the
-        first NaN's position from the same maximum over ``isnan``, as NumPy's answer.
+        ``max`` propagate it and ``NaN == NaN`` is false, so only a line holding one has no
+        position equal to its best (the maximum is 0); it gets the first NaN's position
+        from the same maximum over ``isnan``, as NumPy's answer.
         """
         xp = self.xp
         shape = tuple(block.shape)
@@ -260,12 +261,12 @@ class BackendBase:
         best = (xp.max if want_max else xp.min)(v, axis=0)
         small = xp.int8 if k <= 127 else xp.int16  # holds k
         weights = xp.reshape(xp.arange(k, 0, -1, dtype=small), (k,) + (1,) * (v.ndim - 1))
-        found = xp.astype(k - xp.max((v == best) * weights, axis=0), xp.int64)
+        first = xp.max((v == best) * weights, axis=0)  # k - index; 0 only for lines with NaN
         if self.dtype_of(block).kind == "f":
-            nan = xp.isnan(best)
+            nan = first == 0
             if bool(xp.any(nan)):
-                first_nan = xp.astype(k - xp.max(xp.isnan(v) * weights, axis=0), xp.int64)
-                found = xp.where(nan, first_nan, found)
+                first = xp.where(nan, xp.max(xp.isnan(v) * weights, axis=0), first)
+        found = xp.astype(k - first, xp.int64)
         return xp.expand_dims(found, axis=axis) if keepdims else found
 
     def synchronize(self, device: Device) -> None:

@@ -316,8 +316,8 @@ def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats):
         if moved == 0:
             return stats, 0
         if 4 * k <= moved and 2 * moved <= n:
-            delta = xp.astype(ids == (pairs // k)[None, :], Xa.dtype)
-            delta = delta - xp.astype(ids == (pairs % k)[None, :], Xa.dtype)
+            delta = xp.astype(ids == pairs // k, Xa.dtype)  # k x m, broadcast
+            delta = delta - xp.astype(ids == pairs % k, Xa.dtype)
             if w is not None:
                 delta = delta * w[changed][None, :]
             return stats + delta @ Xa[changed], moved
