@@ -105,11 +105,42 @@ def _searchsorted(x1: torch.Tensor, x2: Any, /, *, side="left", sorter=None) -> 
     return lo
 
 
+def _subtract(x1: Any, x2: Any, /) -> torch.Tensor:
+    """Torch's ``subtract`` with complex results computed part by part, as NumPy and C99 do:
+    Torch subtracts ``-1 * x2`` as a complex product, so an infinite imaginary part of
+    ``x2`` turns the real part into NaN (``(1+2j) - (1+infj)`` gave ``nan-infj``)."""
+    out = xp_torch.subtract(x1, x2)
+    if not out.is_complex():
+        return out
+    a = torch.as_tensor(x1, dtype=out.dtype, device=out.device)
+    b = torch.as_tensor(x2, dtype=out.dtype, device=out.device)
+    return torch.complex(a.real - b.real, a.imag - b.imag)
+
+
+def _diff(x: torch.Tensor, /, *, axis=-1, n=1, prepend=None, append=None) -> torch.Tensor:
+    """Torch's ``diff`` part by part for complex ``x`` (its differences are ``_subtract``'s)."""
+    if not x.is_complex():
+        return xp_torch.diff(x, axis=axis, n=n, prepend=prepend, append=append)
+
+    def part(t, take):
+        return None if t is None else take(torch.as_tensor(t, dtype=x.dtype, device=x.device))
+
+    halves = [
+        xp_torch.diff(
+            take(x), axis=axis, n=n, prepend=part(prepend, take), append=part(append, take)
+        )
+        for take in (torch.real, torch.imag)
+    ]
+    return torch.complex(*halves)
+
+
 # array-api-compat's torch namespace, with the functions above in place of its own: a module
 # whose other names fall through to array-api-compat's (PEP 562 module __getattr__).
 _NAMESPACE = types.ModuleType(f"{__name__}.namespace", "array_api_compat.torch, corrected")
 _NAMESPACE.__getattr__ = lambda name: getattr(xp_torch, name)  # type: ignore[method-assign]
 _NAMESPACE.remainder = _remainder  # type: ignore[attr-defined]
+_NAMESPACE.subtract = _subtract  # type: ignore[attr-defined]
+_NAMESPACE.diff = _diff  # type: ignore[attr-defined]
 _NAMESPACE.argsort = _argsort  # type: ignore[attr-defined]
 _NAMESPACE.sort = _sort  # type: ignore[attr-defined]
 _NAMESPACE.searchsorted = _searchsorted  # type: ignore[attr-defined]

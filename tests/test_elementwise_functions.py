@@ -94,6 +94,23 @@ def test_binary_all_functions_same_layout(name):
             assert_equal(z, expected)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_subtract_and_diff_part_by_part(dtype):
+    """Differences of complex numbers with infinite parts are taken part by part, as NumPy
+    does (Torch's own turned ``(1+2j) - (1+infj)`` into ``nan-infj``)."""
+    inf = np.inf
+    a = np.array([1 + 2j, complex(1, inf), 3 - 1j, complex(-inf, 2), 5 + 5j, 2 + 0j, 1j], dtype)
+    b = np.array([complex(1, inf), 1 + 2j, complex(0, -inf), 1 + 1j, complex(inf, 0), 2j, 1], dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want_sub, want_diff = a - b, np.diff(a, n=2)
+    for split, counts in layouts(a.shape):
+        x, y = distribute(a, split, counts), distribute(b, split, counts)
+        assert_equal(x - y, want_sub)
+        assert_equal(xdist.subtract(x, y), want_sub)
+        assert_equal(xdist.diff(x, n=2), want_diff)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_remainder_zero_has_the_divisor_sign(dtype):
     """A zero remainder is signed as the divisor (the standard's special cases, NumPy);
