@@ -192,6 +192,9 @@ class Array:
 
     # -- Python scalars (collective: every rank gets the owner's value) ---------------------
     def _scalar(self, kind: str) -> Any:
+        layout = self._layout
+        if layout.split is None and math.prod(layout.shape) == 1:  # replicated: no message
+            return self._backend.to_host(self._local).reshape(()).item()
         from ._distribution import scalar_value
 
         return scalar_value(self, kind)
