@@ -102,19 +102,8 @@ def _check_operand(x: Any, func: str, name: str) -> None:
 
 
 def _context(arrays: list[_array.Array], func: str):
-    first = arrays[0]
-    comm, backend = first._comm, first._backend
-    if len(arrays) > 1:
-        device = first.device
-        for a in arrays[1:]:
-            other = a.device
-            if (
-                a._comm is not comm
-                or a._backend is not backend
-                or not (other is device or other == device)
-            ):  # the checker names the operands (only built when something differs)
-                check_same_context([(a, f"operand {k}") for k, a in enumerate(arrays)], func)
-    return comm, backend
+    check_same_context(arrays, func)
+    return arrays[0]._comm, arrays[0]._backend
 
 
 def apply_elementwise(func: str, local_fn, operands: list[Any]) -> _array.Array:

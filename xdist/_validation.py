@@ -16,27 +16,39 @@ def check_array(x: Any, func: str, name: str = "x") -> None:
         raise TypeError(f"{func}: {name} must be an xdist array, got {type(x).__name__}")
 
 
-def check_same_context(arrays: Sequence[tuple[Any, str]], func: str) -> None:
-    """The xdist arrays of one operation, as ``(array, argument name)`` pairs, share one
-    communicator, one backend and one device; else a ValueError naming the function, both
-    arguments and both devices (the standard makes mixing devices an error, and a NumPy and
-    a Torch array are on different devices even when both are on the CPU)."""
+def check_same_context(arrays: Sequence[Any], func: str) -> None:
+    """The xdist arrays of one operation share one communicator, one backend and one device;
+    else a ValueError naming the function, both arguments and both devices (the standard
+    makes mixing devices an error, and a NumPy and a Torch array are on different devices
+    even when both are on the CPU). ``arrays`` holds ``(array, argument name)`` pairs or bare
+    arrays, named ``operand k`` in the message (names are only formatted for an error: the
+    elementwise functions check on every call)."""
     if not arrays:
         return
-    first, first_name = arrays[0]
-    for a, name in arrays[1:]:
-        if a._comm is not first._comm:
+
+    def split(k: int) -> tuple[Any, str]:
+        item = arrays[k]
+        return item if isinstance(item, tuple) else (item, f"operand {k}")
+
+    first = arrays[0][0] if isinstance(arrays[0], tuple) else arrays[0]
+    comm, backend, device = first._comm, first._backend, first.device
+    for k in range(1, len(arrays)):
+        a = arrays[k][0] if isinstance(arrays[k], tuple) else arrays[k]
+        other = a.device
+        if a._comm is comm and a._backend is backend and (other is device or other == device):
+            continue
+        (_, first_name), (_, name) = split(0), split(k)
+        if a._comm is not comm:
             raise ValueError(f"{func}: {name} lives on a different communicator than {first_name}")
-        if a._backend is not first._backend:
+        if a._backend is not backend:
             raise ValueError(
                 f"{func}: {name} is an array of the {a._backend.name} backend and {first_name} "
-                f"of the {first._backend.name} backend; one operation takes arrays of one backend"
+                f"of the {backend.name} backend; one operation takes arrays of one backend"
             )
-        if a.device != first.device:
-            raise ValueError(
-                f"{func}: {name} is on device {a.device}, {first_name} on {first.device}; move "
-                "one with to_device"
-            )
+        raise ValueError(
+            f"{func}: {name} is on device {other}, {first_name} on {device}; move "
+            "one with to_device"
+        )
 
 
 def normalize_axis(axis: Any, ndim: int, func: str, name: str = "axis") -> int:
