@@ -241,12 +241,8 @@ class BackendBase:
         from the same maximum over ``isnan``, as NumPy's answer.
         """
         xp = self.xp
-        shape = tuple(block.shape)
-        passes = (
-            axis is not None
-            and self.dtype_of(block).kind in "iuf"
-            and self.device_of(block).kind == "cpu"
-        )
+        shape, kind = tuple(block.shape), self.dtype_of(block).kind
+        passes = axis is not None and kind in "iuf" and self.device_of(block).kind == "cpu"
         if passes:
             k = shape[axis]
             leading = axis == 0 and self.is_c_contiguous(block)
@@ -262,7 +258,7 @@ class BackendBase:
         small = xp.int8 if k <= 127 else xp.int16  # holds k
         weights = xp.reshape(xp.arange(k, 0, -1, dtype=small), (k,) + (1,) * (v.ndim - 1))
         first = xp.max((v == best) * weights, axis=0)  # k - index; 0 only for lines with NaN
-        if self.dtype_of(block).kind == "f":
+        if kind == "f":
             nan = first == 0
             if bool(xp.any(nan)):
                 first = xp.where(nan, xp.max(xp.isnan(v) * weights, axis=0), first)

@@ -88,23 +88,22 @@ def _as_int(k: Any) -> int | None:
 
 
 def _check_slice(s: slice, func: str) -> slice:
-    start, stop, step = s.start, s.stop, s.step
-    if all(v is None or type(v) is int for v in (start, stop, step)):  # the common case
-        if step == 0:
-            raise ValueError(f"{func}: slice step cannot be zero in {s}")
-        return s
-    bounds = []
-    for name in ("start", "stop", "step"):
-        v = getattr(s, name)
-        if v is not None:
-            v = _as_int(v)
-            if v is None:
-                bad = _short(getattr(s, name))
-                raise TypeError(f"{func}: slice {name} must be an integer or None, got {bad}")
-        bounds.append(v)
-    if bounds[2] == 0:
+    if all(v is None or type(v) is int for v in (s.start, s.stop, s.step)):  # the common case
+        out = s
+    else:
+        bounds = []
+        for name in ("start", "stop", "step"):
+            v = getattr(s, name)
+            if v is not None:
+                v = _as_int(v)
+                if v is None:
+                    bad = _short(getattr(s, name))
+                    raise TypeError(f"{func}: slice {name} must be an integer or None, got {bad}")
+            bounds.append(v)
+        out = slice(*bounds)
+    if out.step == 0:
         raise ValueError(f"{func}: slice step cannot be zero in {s}")
-    return slice(*bounds)
+    return out
 
 
 def _check_item(k: Any, func: str) -> Any:
