@@ -143,9 +143,7 @@ class Array:
     def to_numpy(self) -> np.ndarray:
         """The whole array as a NumPy array on every rank: one ``allgatherv``, so every rank
         needs memory for the global array. Costly; meant for small results and tests."""
-        from ._distribution import to_numpy
-
-        return to_numpy(self)
+        return _distribution.to_numpy(self)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         if copy is False:
@@ -192,12 +190,7 @@ class Array:
 
     # -- Python scalars (collective: every rank gets the owner's value) ---------------------
     def _scalar(self, kind: str) -> Any:
-        layout = self._layout
-        if layout.split is None and math.prod(layout.shape) == 1:  # replicated: no message
-            return self._backend.to_host(self._local).reshape(()).item()
-        from ._distribution import scalar_value
-
-        return scalar_value(self, kind)
+        return _distribution.scalar_value(self, kind)
 
     def __bool__(self) -> bool:
         return bool(self._scalar("__bool__"))
@@ -246,9 +239,7 @@ class Array:
         result = self._binary(other, name)
         if result is NotImplemented:
             return NotImplemented
-        from ._distribution import assign_inplace
-
-        assign_inplace(self, result, f"__i{name}__")
+        _distribution.assign_inplace(self, result, f"__i{name}__")
         return self
 
     def __add__(self, other):
@@ -397,9 +388,7 @@ class Array:
         result = self.__matmul__(other)
         if result is NotImplemented:
             return NotImplemented
-        from ._distribution import assign_inplace
-
-        assign_inplace(self, result, "__imatmul__")
+        _distribution.assign_inplace(self, result, "__imatmul__")
         return self
 
     def __abs__(self) -> Array:
@@ -413,3 +402,8 @@ class Array:
 
     def __invert__(self) -> Array:
         return _ew.bitwise_invert(self)
+
+
+# Imported last, as _distribution imports this module (an import inside each method cost more
+# than reading a replicated element, which Lasso's descent does thousands of times).
+from . import _distribution  # noqa: E402

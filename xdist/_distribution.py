@@ -3,6 +3,7 @@ layouts, and leaving the distributed world (Python scalars, NumPy copies)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -90,11 +91,12 @@ def to_numpy(x: _array.Array) -> np.ndarray:
 
 def scalar_value(x: _array.Array, func: str) -> Any:
     """The one element of ``x`` as a Python scalar, the same on every rank (collective)."""
-    if x.size != 1:
+    layout = x._layout
+    if math.prod(layout.shape) != 1:
         raise TypeError(
             f"{func}: only arrays of one element convert to Python scalars, got shape {x.shape}"
         )
-    if x.split is None or x._comm.size == 1:
+    if layout.split is None or x._comm.size == 1:  # the element is here: no message
         return x._backend.to_host(x._local).reshape(()).item()
     owner = x._layout.owner(0)
     host = x._backend.to_host(x._local).reshape(-1)
