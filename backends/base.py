@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -267,6 +268,11 @@ class BackendBase:
 
     def synchronize(self, device: Device) -> None:
         """Wait for the work queued on ``device`` (nothing to wait for on the CPU)."""
+
+    def linalg_errors(self) -> contextlib.AbstractContextManager[None]:
+        """A context in which the library's ``linalg`` raises ``LinAlgError`` on a singular or
+        not positive-definite matrix (NumPy and Torch always do)."""
+        return contextlib.nullcontext()
 
     def move_block(self, block: Any, device: Device) -> Any:
         """``block`` copied to another ``device`` of this backend (through the host here;

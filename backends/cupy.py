@@ -1,12 +1,17 @@
 """The CuPy backend: blocks are ``cupy.ndarray`` on a CUDA device.
 
-Deviations from the generic backend: CUDA devices only, and how a block reaches MPI: it is
+Deviations from the generic backend: CUDA devices only; how a block reaches MPI: it is
 synchronized and staged through pinned host memory, or, with a CUDA-aware MPI, handed to MPI
-in place (``to_buffer``, a contiguous device array after the device is synchronized).
+in place (``to_buffer``, a contiguous device array after the device is synchronized); host
+data never shares memory with a block (``asarray(..., copy=False)`` raises); ``linalg``
+failures are reported (``linalg_errors``: CuPy returns NaN without ``cupyx.errstate``);
+``argmax``/``argmin`` give the first NaN; and the elementwise functions whose special values
+CuPy computes differently from NumPy are corrected (``numpy_semantics``, ``_NAMESPACE``).
 """
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import array_api_compat.cupy as xp_cupy
@@ -14,14 +19,34 @@ import cupy
 import cupyx
 import numpy as np
 
+from . import numpy_semantics
 from .base import STANDARD_DTYPES, BackendBase, Device
 
 __all__ = ["CuPyBackend", "backend"]
 
 
+def _on_cupy(name: str):
+    fn = getattr(numpy_semantics, name)
+
+    def corrected(*args):
+        return fn(cupy, *args)
+
+    corrected.__name__ = corrected.__qualname__ = name
+    corrected.__doc__ = fn.__doc__
+    return corrected
+
+
+# array-api-compat's cupy namespace with NumPy's special values where CuPy's differ: a module
+# whose other names fall through to array-api-compat's (PEP 562 module __getattr__).
+_NAMESPACE = types.ModuleType(f"{__name__}.namespace", "array_api_compat.cupy, corrected")
+_NAMESPACE.__getattr__ = lambda name: getattr(xp_cupy, name)  # type: ignore[method-assign]
+for _name in numpy_semantics.__all__:
+    setattr(_NAMESPACE, _name, _on_cupy(_name))
+
+
 class CuPyBackend(BackendBase):
     name = "cupy"
-    xp = xp_cupy
+    xp = _NAMESPACE
     _dtypes = {d: d for d in STANDARD_DTYPES}
 
     def devices(self) -> list[Device]:
@@ -44,6 +69,8 @@ class CuPyBackend(BackendBase):
 
     def asarray(self, obj, dtype=None, device=None, copy=None) -> cupy.ndarray:
         dev = self.check_device(device, "asarray")
+        if copy is False and not isinstance(obj, cupy.ndarray):
+            raise ValueError(f"asarray: copy=False, but host data must be copied to {dev}")
         with self.native_device(dev):
             return xp_cupy.asarray(obj, dtype=dtype, copy=copy)
 
@@ -75,6 +102,21 @@ class CuPyBackend(BackendBase):
 
     def synchronize(self, device: Device) -> None:
         cupy.cuda.Device(device.index).synchronize()
+
+    def linalg_errors(self):
+        # CuPy checks cuSOLVER's status (and synchronizes) only when asked to.
+        return cupyx.errstate(linalg="raise")
+
+    def arg_best(self, block: cupy.ndarray, axis: int | None, keepdims: bool, want_max: bool):
+        """CuPy's ``argmax``/``argmin``, except in lines holding NaN: CuPy's parallel
+        reduction returns one of the NaNs, not the first (seen on an H100, CuPy 14.2), so
+        those lines take the first NaN's position (NumPy's answer and the standard's)."""
+        found = super().arg_best(block, axis, keepdims, want_max)
+        if block.dtype.kind != "f":
+            return found
+        nan = cupy.isnan(block)
+        first_nan = cupy.argmax(nan, axis=axis, keepdims=keepdims)  # booleans: the first True
+        return cupy.where(cupy.any(nan, axis=axis, keepdims=keepdims), first_nan, found)
 
 
 def backend() -> CuPyBackend:

@@ -543,15 +543,31 @@ def asarray(
     return _from_block(t, data, dtype, copy, split, "asarray")
 
 
+def _in_host_memory(x: Any) -> bool:
+    """Whether the DLPack producer ``x`` says its data is in CPU memory (DLPack's kDLCPU)."""
+    where = getattr(x, "__dlpack_device__", None)
+    return where is not None and int(where()[0]) == 1
+
+
 def from_dlpack(x, /, *, device=None, copy=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array from any DLPack producer, holding the same whole array on every rank:
     replicated, or split along ``split`` (or the configured default) with each rank keeping
-    its slice, without a message. An xdist array is taken as ``asarray`` takes it."""
+    its slice, without a message. An xdist array is taken as ``asarray`` takes it. Host data
+    for a GPU backend (NumPy data under CuPy) is copied to the device (``copy=False`` raises
+    ``ValueError``)."""
     if isinstance(x, _array.Array):
         return _from_array(x, None, device, copy, split, comm, "from_dlpack")
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: x must support DLPack (__dlpack__), got {type(x).__name__}")
     t = _Target(comm, device, "from_dlpack")
+    if t.device.kind != "cpu" and _in_host_memory(x):
+        # A GPU library cannot import host memory (CuPy refuses): the data is copied over.
+        if copy is False:
+            raise ValueError(
+                f"from_dlpack: copy=False, but x is in host memory and the array goes to "
+                f"{t.device}; a copy is needed"
+            )
+        return _from_block(t, np.from_dlpack(x), None, None, split, "from_dlpack")
     try:
         data = t.xp.from_dlpack(x, copy=False if copy is False else None)
     except BufferError as exc:

@@ -183,7 +183,7 @@ def _reshape_block(x: Array, block: Any, out: Layout, copy: bool | None) -> Arra
         return _wrap(xp.reshape(block, shape, copy=copy), out, x)
     try:
         local, ok = xp.reshape(block, shape, copy=False), True
-    except ValueError:
+    except (ValueError, AttributeError):  # CuPy (through array-api-compat): AttributeError
         local, ok = None, False
     if comm.size > 1:  # a view may exist on some ranks only (strides): agree before raising
         ok = bool(comm.allreduce(np.array([ok]), "land")[0])

@@ -81,11 +81,14 @@ def agree(func: str, compute, like: Array, *, local: bool) -> Any:
     instead of the others waiting in the next collective. When every rank holds the same
     matrices, every rank computes the same thing and raises the same error by itself."""
     comm = like._comm
+    checked = like._backend.linalg_errors  # CuPy reports failures only when asked to
     if not local or comm.size == 1:
-        return compute()
+        with checked():
+            return compute()
     error: Exception | None = None
     try:
-        result = compute()
+        with checked():
+            result = compute()
     except Exception as exc:  # noqa: BLE001 (any failure must reach the other ranks)
         error = exc
     failed = bool(comm.allreduce(np.array([error is not None]), "lor")[0])

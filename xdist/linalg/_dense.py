@@ -181,17 +181,27 @@ def solve(x1: Array, x2: Array, /) -> Array:
     every rank.
     """
     shape = _solve_shape(x1, x2)
-    linalg = x1._backend.xp.linalg
+    xp = x1._backend.xp
     vector = x2.ndim == 1
+
+    def local_solve(a, b):
+        # The batch axes broadcast explicitly: CuPy's solve does not broadcast them.
+        if not vector:
+            batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+            a = xp.broadcast_to(a, (*batch, *a.shape[-2:]))
+            b = xp.broadcast_to(b, (*batch, *b.shape[-2:]))
+        return xp.linalg.solve(a, b)
+
     nbatch = len(shape) - (1 if vector else 2)
     operands = [(x1._layout, 2)] if vector else [(x1._layout, 2), (x2._layout, 2)]
     batch = batch_layout(shape[:nbatch], operands)
     if batch is not None:
         b1 = align_to(x1, batch, 2, "solve")
         b2 = align_to(x2, batch, 1 if vector else 2, "solve")
-        block = agree("solve", lambda: linalg.solve(b1, b2), x1, local=True)
+        block = agree("solve", lambda: local_solve(b1, b2), x1, local=True)
         return wrap(block, Layout(shape, batch.split, batch.counts), x1)
-    block = linalg.solve(whole(x1, "solve"), whole(x2, "solve"))
+    a, b = whole(x1, "solve"), whole(x2, "solve")
+    block = agree("solve", lambda: local_solve(a, b), x1, local=False)
     layout = Layout.replicated(shape)
     if x2.split is not None and x2.shape == shape:
         layout = x2._layout
