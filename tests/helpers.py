@@ -19,6 +19,15 @@ RANK, SIZE = COMM.rank, COMM.size
 BACKEND = default_backend()
 DEFAULTS = xdist.__array_namespace_info__().default_dtypes()
 UNSUPPORTED = frozenset(d.name for d in ALL_DTYPES if d not in BACKEND.supported_dtypes())
+# Where the backend's blocks live: host memory (NumPy, Torch on the CPU) or a GPU (CuPy),
+# whose blocks never share memory with NumPy data.
+DEVICE = BACKEND.default_device()
+ON_HOST = DEVICE.kind == "cpu"
+
+
+def host(block) -> np.ndarray:
+    """A block of the backend as NumPy (a copy when it lives on a GPU)."""
+    return np.asarray(BACKEND.to_host(block))
 
 
 def unsupported_reason(dtype) -> str:

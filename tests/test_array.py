@@ -5,7 +5,7 @@ from __future__ import annotations
 import array_api_compat
 import numpy as np
 import pytest
-from helpers import RANK, SIZE, distribute, random_array
+from helpers import BACKEND, DEVICE, RANK, SIZE, distribute, host, random_array
 
 import xdist
 
@@ -17,7 +17,7 @@ def test_attributes():
     assert x.split == 0 and sum(x.counts) == 7 and len(x.counts) == SIZE
     assert x.lshape == (x.counts[RANK], 3)
     assert x.offsets[RANK] == sum(x.counts[:RANK])
-    assert str(x.device) == "cpu"
+    assert str(x.device) == str(DEVICE)  # "cpu", or "cuda:0" under CuPy
     assert len(x) == 7
     assert "split=0" in repr(x)
     np.testing.assert_array_equal(x.T.to_numpy(), g.T)
@@ -47,13 +47,13 @@ def test_array_cannot_be_constructed_directly():
 
 def test_dlpack_of_replicated_and_split():
     r = distribute(np.arange(4.0), None)
-    np.testing.assert_array_equal(np.from_dlpack(r), np.arange(4.0))
+    np.testing.assert_array_equal(host(BACKEND.xp.from_dlpack(r)), np.arange(4.0))
     s = distribute(np.arange(4.0), 0)
     if SIZE > 1:
         with pytest.raises(BufferError, match="split over several ranks"):
             s.__dlpack__()
     else:
-        np.testing.assert_array_equal(np.from_dlpack(s), np.arange(4.0))
+        np.testing.assert_array_equal(host(BACKEND.xp.from_dlpack(s)), np.arange(4.0))
 
 
 def test_iteration_and_unhashable():

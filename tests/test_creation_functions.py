@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from helpers import (
     BACKEND,
+    ON_HOST,
     RANK,
     SIZE,
     assert_equal,
     comm_params,
     defaulted,
     distribute,
+    host,
     layout_id,
     layouts,
     random_array,
@@ -292,7 +294,7 @@ def test_asarray_numpy(case, copy):
     x = quiet(xdist.asarray, a, split=split, copy=copy)
     check(x, a, split)
     # copy=None keeps NumPy's buffer; copy=True never shares it (Torch copies 0-d arrays).
-    if math.prod(x.lshape) and (x.ndim or BACKEND.name == "numpy"):
+    if ON_HOST and math.prod(x.lshape) and (x.ndim or BACKEND.name == "numpy"):
         view = np.asarray(x.local)  # the block's memory, as it is (a CPU tensor's too)
         assert np.shares_memory(view, a) == (copy is None)
 
@@ -332,6 +334,10 @@ def test_asarray_dtype(dtype):
 
 def test_asarray_copy_false():
     a = random_array((7, 3), seed=6)
+    if not ON_HOST:  # a GPU block is always a copy of host data
+        with pytest.raises(ValueError, match="asarray: copy=False.*cuda"):
+            xdist.asarray(a, copy=False, split=0)
+        return
     x = quiet(xdist.asarray, a, copy=False, split=0)
     assert x.local.size == 0 or np.shares_memory(x.local, a)
     with pytest.raises(ValueError, match="asarray"):
@@ -384,8 +390,11 @@ def test_from_dlpack(shape, split):
 def test_from_dlpack_copy():
     a = random_array((7,), seed=10)
     x = xdist.from_dlpack(a, copy=True, split=0)
-    assert x.local.size == 0 or not np.shares_memory(x.local, a)
+    assert x.local.size == 0 or not ON_HOST or not np.shares_memory(x.local, a)
     assert_equal(x, a)
+    if not ON_HOST:  # host data reaches a GPU by a copy only
+        with pytest.raises(ValueError, match="from_dlpack: copy=False"):
+            xdist.from_dlpack(a, copy=False)
 
 
 # -- meshgrid -----------------------------------------------------------------------------------
@@ -465,9 +474,9 @@ def test_on_comm(comm):
     x = quiet(xdist.arange, 7, split=0, comm=comm)
     assert x.comm is comm and x.counts == Layout.balanced((7,), 0, comm.size).counts
     lo, hi = x.layout.local_range(comm.rank)
-    np.testing.assert_array_equal(x.local, np.arange(lo, hi))
+    np.testing.assert_array_equal(host(x.local), np.arange(lo, hi))
     e = quiet(xdist.eye, 7, 4, k=-1, split=0, comm=comm)
-    np.testing.assert_array_equal(e.local, np.eye(7, 4, k=-1)[lo:hi])
+    np.testing.assert_array_equal(host(e.local), np.eye(7, 4, k=-1)[lo:hi])
     z = quiet(xdist.zeros_like, e, comm=comm)
     assert z.layout == e.layout and z.comm is comm
 
@@ -539,4 +548,4 @@ def test_rank_independent_blocks():
     the local values (no gather involved)."""
     x = xdist.linspace(-2.0, 3.0, 11, split=0)
     lo, hi = x.layout.local_range(RANK)
-    np.testing.assert_array_equal(x.local, np.linspace(-2.0, 3.0, 11)[lo:hi])
+    np.testing.assert_array_equal(host(x.local), np.linspace(-2.0, 3.0, 11)[lo:hi])

@@ -68,7 +68,7 @@ def test_default_dtypes(info):
     }
     assert info.default_dtypes() == expected
     assert info.default_dtypes(device=info.default_device()) == expected
-    assert info.default_dtypes(device="cpu") == expected
+    assert info.default_dtypes(device=str(info.default_device())) == expected  # by name
     # the creation functions use them
     assert xdist.arange(3).dtype == expected["integral"]
     assert xdist.zeros(2).dtype == expected["real floating"]
