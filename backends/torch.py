@@ -117,6 +117,16 @@ def _subtract(x1: Any, x2: Any, /) -> torch.Tensor:
     return torch.complex(a.real - b.real, a.imag - b.imag)
 
 
+def _pow(x1: Any, x2: Any, /) -> torch.Tensor:
+    """Torch's ``pow``; a complex ``x1 ** 0`` is 1, as the standard says (Torch gives NaN for
+    ``0j ** 0j``)."""
+    out = xp_torch.pow(x1, x2)
+    if not out.is_complex():
+        return out
+    b = torch.as_tensor(x2, dtype=out.dtype, device=out.device)
+    return torch.where(b == 0, torch.ones((), dtype=out.dtype, device=out.device), out)
+
+
 def _diff(x: torch.Tensor, /, *, axis=-1, n=1, prepend=None, append=None) -> torch.Tensor:
     """Torch's ``diff`` part by part for complex ``x`` (its differences are ``_subtract``'s)."""
     if not x.is_complex():
@@ -140,6 +150,7 @@ _NAMESPACE = types.ModuleType(f"{__name__}.namespace", "array_api_compat.torch, 
 _NAMESPACE.__getattr__ = lambda name: getattr(xp_torch, name)  # type: ignore[method-assign]
 _NAMESPACE.remainder = _remainder  # type: ignore[attr-defined]
 _NAMESPACE.subtract = _subtract  # type: ignore[attr-defined]
+_NAMESPACE.pow = _pow  # type: ignore[attr-defined]
 _NAMESPACE.diff = _diff  # type: ignore[attr-defined]
 _NAMESPACE.argsort = _argsort  # type: ignore[attr-defined]
 _NAMESPACE.sort = _sort  # type: ignore[attr-defined]

@@ -111,6 +111,19 @@ def test_complex_subtract_and_diff_part_by_part(dtype):
         assert_equal(xdist.diff(x, n=2), want_diff)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_power_zero_is_one(dtype):
+    """``x ** 0`` is 1 for every complex ``x``, zero included (Torch's own gives NaN for
+    ``0j ** 0j``; found by the property test in CI)."""
+    a = np.array([0j, 1 + 2j, -3j, 0j], dtype)
+    zero = np.zeros(4, dtype)
+    for split, counts in layouts(a.shape):
+        x, z = distribute(a, split, counts), distribute(zero, split, counts)
+        assert_equal(xdist.pow(x, z), np.ones(4, dtype))
+        assert_equal(xdist.pow(0j, z), np.ones(4, dtype))
+        assert_equal(x**0j, np.ones(4, dtype))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_remainder_zero_has_the_divisor_sign(dtype):
     """A zero remainder is signed as the divisor (the standard's special cases, NumPy);
