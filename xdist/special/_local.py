@@ -75,7 +75,7 @@ _CUPY_ON_HOST = {
             "y1",
         ],
         "NaN where SciPy has a number or the reverse",
-    ),  # fmt: skip
+    ),
     # float32 computed in float32: up to 5e-5 relative from SciPy (which computes in double).
     **dict.fromkeys(["betaincinv", "fdtri"], "float32 results 5e-5 from SciPy's"),
 }
