@@ -125,7 +125,7 @@ def _kmeans_by_hand(X, centers, n_total: int, max_iter: int = 30):
     the cost of the algorithm itself, without xdist. The same steps (centered ``[X, 1]``, one
     matmul per iteration, the argmin by whole-array passes over the transposed scores, the
     statistics updated from the samples that changed cluster, the final assignment and the
-    direct inertia) and one allreduce per iteration (statistics and count moved together)."""
+    inertia from its scores where that is accurate) and one allreduce per iteration (statistics and count moved together)."""
     import numpy as np
     from mpi4py import MPI
 
@@ -140,11 +140,12 @@ def _kmeans_by_hand(X, centers, n_total: int, max_iter: int = 30):
     def assign(c):
         scores = Xa @ np.concatenate([-2 * c, (c * c).sum(axis=1)[:, None]], axis=1).T
         v = np.ascontiguousarray(scores.T)
-        return (k - ((v == v.min(axis=0)) * weights).max(axis=0)).astype(np.int64)
+        best = v.min(axis=0)
+        return (k - ((v == best) * weights).max(axis=0)).astype(np.int64), best
 
     old, stats = None, 0
     for i in range(max_iter):
-        labels = assign(c)
+        labels, _ = assign(c)
         part = np.zeros((k, d + 2), X.dtype)  # the statistics, and the count moved in [0, -1]
         if old is None:
             part[:, :-1] = (ids == labels).astype(X.dtype) @ Xa
@@ -159,7 +160,11 @@ def _kmeans_by_hand(X, centers, n_total: int, max_iter: int = 30):
         c, old = stats[:, :d] / stats[:, d:], labels
         if i > 0 and total[0, -1] == 0:
             break
-    labels = assign(c)
+    labels, best = assign(c)
+    x_sq = np.vecdot(Xa[:, :d], Xa[:, :d])
+    sums = comm.allreduce(np.array([(x_sq + best).sum(), x_sq.sum()]))
+    if sums[0] > 0 and sums[1] + n_total * (c * c).sum(axis=1).max() <= 8 * sums[0]:
+        return float(sums[0])
     diff = Xa - np.concatenate([c, np.ones((k, 1), X.dtype)], axis=1)[labels]
     return comm.allreduce(float(np.vecdot(diff, diff).sum()))
 

@@ -6,9 +6,9 @@ descent only when the largest update is small relative to the largest coefficien
 duality gap is at most ``tol * ||y||^2``.
 
 Communication: with ``precompute=True`` (or ``"auto"`` and more samples than features) the
-Gram matrix ``X.T @ X``, ``X.T @ y`` and ``y @ y`` come from three reductions (no copy of X
-is made to join them) and the descent runs on the replicated p x p problem with no further
-messages, in Python floats: the rows of the Gram matrix that the descent touches are read
+Gram problem of the centered data comes from a few reductions, without a centered copy of
+X where the means allow it (``_centered_gram``), and the descent runs on the replicated p x
+p problem with no further messages, in Python floats: the rows of the Gram matrix that the descent touches are read
 once, so a coordinate costs no namespace call. Otherwise each coordinate update costs one
 dot product ``X[:, j] @ R`` (one allreduce on samples split over ranks) and a local
 residual update.
@@ -105,27 +105,23 @@ class Lasso(RegressorMixin, BaseEstimator):
                 "You are advised to use the LinearRegression estimator",
                 stacklevel=2,
             )
-        if self.fit_intercept and sw is None:  # the column sums also prove X finite
-            x_mean, y_mean = finite_mean(xp, X, "Lasso.fit"), xp.mean(y)
-        else:
-            X = check_finite(xp, X, "Lasso.fit")
-            if self.fit_intercept:
-                x_mean, y_mean = (sw @ X) / n, xp.sum(sw * y) / n
-        if self.fit_intercept:
-            X, y = X - x_mean, y - y_mean
-        if sw is not None:  # weighted least squares: rows scaled by sqrt(weight)
-            root = xp.sqrt(sw)
-            X, y = X * root[:, None], y * root
         w0 = [0.0] * p
         if self.warm_start and hasattr(self, "coef_") and self.coef_.shape == (p,):
             w0 = [float(self.coef_[j]) for j in range(p)]
         gram = self.precompute is True or (self.precompute == "auto" and n > p)
-        solver = _cd_gram if gram else _cd_residual
+        if gram and self.fit_intercept and sw is None:  # no centered copy of X
+            Q, q, y_norm2, x_mean, y_mean = _centered_gram(xp, X, y, "Lasso.fit")
+        else:
+            X, y, x_mean, y_mean = _center(xp, X, y, sw, self.fit_intercept, "Lasso.fit")
+            if gram:
+                Q, q, y_norm2 = X.T @ X, y @ X, float(xp.vecdot(y, y))
         rng = check_random_state(self.random_state)
-        w, gap, n_iter = solver(
-            xp, X, y, w0, self.alpha * n, self.max_iter, self.tol, rng,
-            self.selection == "random", self.positive,
-        )  # fmt: skip
+        args = (w0, self.alpha * n, self.max_iter, self.tol, rng)
+        args += (self.selection == "random", self.positive)
+        if gram:
+            w, gap, n_iter = _cd_gram(xp, Q, q, y_norm2, *args)
+        else:
+            w, gap, n_iter = _cd_residual(xp, X, y, *args)
         self.coef_ = xp.asarray(w, dtype=X.dtype, device=device(X))
         if self.fit_intercept:
             self.intercept_ = y_mean - xp.sum(x_mean * self.coef_)
@@ -162,6 +158,57 @@ class Lasso(RegressorMixin, BaseEstimator):
         return 1.0 - ss_res / ss_tot
 
 
+def _center(xp, X, y, sw, fit_intercept, name):
+    """(X, y, x_mean, y_mean): X and y centered (``fit_intercept``; weighted means with
+    ``sw``), rows scaled by ``sqrt(sw)``, X checked finite."""
+    n = X.shape[0]
+    x_mean = y_mean = None
+    if fit_intercept and sw is None:  # the column sums also prove X finite
+        x_mean, y_mean = finite_mean(xp, X, name), xp.mean(y)
+    else:
+        X = check_finite(xp, X, name)
+        if fit_intercept:
+            x_mean, y_mean = (sw @ X) / n, xp.sum(sw * y) / n
+    if fit_intercept:
+        X, y = X - x_mean, y - y_mean
+    if sw is not None:  # weighted least squares: rows scaled by sqrt(weight)
+        root = xp.sqrt(sw)
+        X, y = X * root[:, None], y * root
+    return X, y, x_mean, y_mean
+
+
+def _centered_gram(xp, X, y, name):
+    """(Q, q, y_norm2, x_mean, y_mean): the Gram problem of the centered data ``Xc = X -
+    x_mean``, ``yc = y - y_mean``, without forming ``Xc`` where that is accurate.
+
+    ``[yc, 1] @ X`` gives ``X.T @ yc`` and the column sums in one pass over X (and one
+    reduction; finite sums prove X finite), then ``Xc.T @ Xc = X.T @ X - n m m^T``. That
+    subtraction cancels what the mean adds to the diagonal: ``(X.T @ X)_jj`` is ``n (m_j^2
+    + var_j)`` against ``n var_j`` centered, so its rounding error (and, by Cauchy-Schwarz,
+    that of every entry of row j) is ``(X.T @ X)_jj / (Xc.T @ Xc)_jj`` times the error of
+    the product of the centered copy. Where that factor exceeds 16 for some feature
+    (``|mean| > 3.9 std``: 4 bits), or the product overflowed, the centered copy is
+    formed after all and its product used, as scikit-learn does.
+    """
+    n = X.shape[0]
+    y_mean = xp.mean(y)
+    yc = y - y_mean
+    both = xp.stack([yc, xp.ones_like(yc)]) @ X
+    xty, sums = both[0, :], both[1, :]
+    if not bool(xp.all(xp.isfinite(sums))):
+        check_finite(xp, X, name)  # the elementwise test decides (overflow gives inf too)
+    x_mean = sums / n
+    G = X.T @ X
+    Q = G - n * (x_mean[:, None] * x_mean[None, :])
+    raw, centered = xp.linalg.diagonal(G), xp.linalg.diagonal(Q)
+    if bool(xp.any((raw > 16 * centered) | ~xp.isfinite(raw))):
+        Xc = X - x_mean
+        Q, q = Xc.T @ Xc, yc @ Xc
+    else:
+        q = xty - x_mean * xp.sum(yc)
+    return Q, q, float(xp.vecdot(yc, yc)), x_mean, y_mean
+
+
 def _soft(tmp, l1, diag, positive):
     """The coordinate minimizer: soft thresholding (zero when positive and tmp < 0)."""
     if positive and tmp < 0:
@@ -190,18 +237,24 @@ def _sweeps(diag, w, l1, max_iter, tol, tol_gap, rng, random, positive, score, g
     gap = gap_fn()
     if 0 <= gap <= tol_gap:
         return w, gap, 0
+    tmp_of, update, order = score.__call__, score.update, range(p)
     for n_iter in range(max_iter):
+        if random:
+            order = [rng.randint(p) for _ in range(p)]
         w_max = d_w_max = 0.0
-        for f in range(p):
-            j = rng.randint(p) if random else f
-            if diag[j] == 0.0:
+        for j in order:  # a Python-level loop: p steps per sweep, each kept short
+            d = diag[j]
+            if d == 0.0:
                 continue
             w_j = w[j]
-            w[j] = _soft(score(j, w_j), l1, diag[j], positive)
-            if w[j] != w_j:
-                score.update(j, w[j] - w_j)
-            d_w_max = max(d_w_max, abs(w[j] - w_j))
-            w_max = max(w_max, abs(w[j]))
+            new = _soft(tmp_of(j, w_j), l1, d, positive)
+            if new != w_j:
+                w[j] = new
+                update(j, new - w_j)
+                if abs(new - w_j) > d_w_max:
+                    d_w_max = abs(new - w_j)
+            if abs(new) > w_max:
+                w_max = abs(new)
         if w_max == 0.0 or d_w_max / w_max <= tol or n_iter == max_iter - 1:
             gap = gap_fn()
             if gap <= tol_gap:
@@ -264,10 +317,9 @@ def _vec(xp, values, like):
     return xp.asarray(values, dtype=like.dtype, device=device(like))
 
 
-def _cd_gram(xp, X, y, w, l1, max_iter, tol, rng, random, positive):
-    """Coordinate descent on the Gram matrix: ``X.T @ X``, ``X.T @ y`` and ``y @ y`` are
-    three reductions, then the descent and its duality gaps send nothing."""
-    Q, q, y_norm2 = X.T @ X, y @ X, float(xp.vecdot(y, y))
+def _cd_gram(xp, Q, q, y_norm2, w, l1, max_iter, tol, rng, random, positive):
+    """Coordinate descent on the Gram problem (``Q = X.T @ X``, ``q = X.T @ y``,
+    ``y_norm2 = y @ y``, replicated): the descent and its duality gaps send nothing."""
     score = _GramScore(xp, Q, q, w)
 
     def gap_fn():

@@ -153,6 +153,34 @@ def test_incremental_statistics_match_sklearn_over_many_iterations(weighted):
     _check(ours.fit(distribute(X, 0, counts), sample_weight=ww), sk)
 
 
+@pytest.mark.parametrize("spread", [1e-3, 1e-7])
+def test_inertia_of_tight_far_clusters_matches_sklearn(spread):
+    """Clusters 1e7 times tighter than their distance from the mean: the quadratic
+    expansion of the inertia would be wrong in every digit (1e3 times too large at 1e-7),
+    so the fit computes it directly, as scikit-learn does."""
+    rng = np.random.default_rng(5)
+    C = rng.uniform(-1e3, 1e3, (4, 3))
+    X = np.concatenate([c + spread * rng.standard_normal((25, 3)) for c in C])
+    sk = SKKMeans(4, init=C, n_init=1).fit(X)
+    ours = KMeans(4, init=C, n_init=1).fit(distribute(X, 0, uneven_counts(100, SIZE)))
+    assert ours.inertia_ == pytest.approx(sk.inertia_, rel=1e-9)
+
+
+def test_unclustered_inertia_comes_from_the_scores(monkeypatch):
+    """On unclustered data the final inertia is read from the assignment's scores (no pass
+    over the rows of X), and still agrees with scikit-learn's direct sum."""
+    from xdist.ml import cluster
+
+    def direct(*args):
+        raise AssertionError("the direct inertia was computed")
+
+    X = np.random.default_rng(6).standard_normal((400, 5))
+    sk = SKKMeans(3, init=X[:3], n_init=1, max_iter=8, tol=0.0).fit(X)
+    monkeypatch.setattr(cluster, "_inertia_ones", direct)
+    ours = KMeans(3, init=X[:3], n_init=1, max_iter=8, tol=0.0).fit(distribute(X, 0))
+    assert ours.inertia_ == pytest.approx(sk.inertia_, rel=1e-12)
+
+
 def test_verbose_prints_once(capsys):
     X = _data(n=30)
     KMeans(4, init=X[:4], n_init=1, max_iter=3, verbose=1).fit(distribute(X, 0))
