@@ -266,6 +266,11 @@ class BackendBase:
         found = xp.astype(k - first, xp.int64)
         return xp.expand_dims(found, axis=axis) if keepdims else found
 
+    def min_max(self, block: Any, axes: tuple[int, ...], want_max: bool) -> Any:
+        """``max`` (``want_max``) or ``min`` of a block over ``axes``, keeping them (length
+        1): the library's own here (NumPy's backend searches short last axes faster)."""
+        return (self.xp.max if want_max else self.xp.min)(block, axis=axes, keepdims=True)
+
     def synchronize(self, device: Device) -> None:
         """Wait for the work queued on ``device`` (nothing to wait for on the CPU)."""
 

@@ -7,7 +7,7 @@ from typing import Any
 import array_api_compat.numpy as xp_numpy
 import numpy as np
 
-from .base import STANDARD_DTYPES, BackendBase, Device
+from .base import _MOVED_AXIS, _MOVED_LINES, STANDARD_DTYPES, BackendBase, Device
 
 __all__ = ["NumPyBackend", "backend"]
 
@@ -58,6 +58,24 @@ class NumPyBackend(BackendBase):
 
     def is_c_contiguous(self, block: np.ndarray) -> bool:
         return block.flags.c_contiguous
+
+    def min_max(self, block: np.ndarray, axes: tuple[int, ...], want_max: bool) -> np.ndarray:
+        """NumPy reduces the short last axis of a C-contiguous block line by line, about
+        40 ns a line: ``min`` of 100000 x 8 float32 along axis 1 takes 3.9 ms, 0.34 ms as
+        a transposing copy and a ``min`` over the first axis (vectorized across lines;
+        float64 6x, int64 3x faster). So such blocks (the limits of ``arg_best``'s moved
+        axis) are reduced that way; the result is exact either way (NaN propagates)."""
+        k = block.shape[-1] if block.ndim >= 2 else 0
+        if (
+            axes == (block.ndim - 1,)
+            and 2 <= k <= _MOVED_AXIS
+            and block.size >= k * _MOVED_LINES
+            and block.dtype.kind in "iuf"
+            and block.flags.c_contiguous
+        ):
+            lines = np.ascontiguousarray(np.moveaxis(block, -1, 0))
+            return (np.maximum if want_max else np.minimum).reduce(lines, axis=0)[..., None]
+        return super().min_max(block, axes, want_max)
 
     def device_contiguous(self, block: np.ndarray) -> np.ndarray:
         return _c_order(block)

@@ -125,7 +125,8 @@ def _kmeans_by_hand(X, centers, n_total: int, max_iter: int = 30):
     the cost of the algorithm itself, without xdist. The same steps (centered ``[X, 1]``, one
     matmul per iteration, the argmin by whole-array passes over the transposed scores, the
     statistics updated from the samples that changed cluster, the final assignment and the
-    inertia from its scores where that is accurate) and one allreduce per iteration (statistics and count moved together)."""
+    inertia from its scores where that is accurate) and one allreduce per iteration
+    (statistics and count moved together)."""
     import numpy as np
     from mpi4py import MPI
 

@@ -7,11 +7,11 @@ duality gap is at most ``tol * ||y||^2``.
 
 Communication: with ``precompute=True`` (or ``"auto"`` and more samples than features) the
 Gram problem of the centered data comes from a few reductions, without a centered copy of
-X where the means allow it (``_centered_gram``), and the descent runs on the replicated p x
-p problem with no further messages, in Python floats: the rows of the Gram matrix that the descent touches are read
-once, so a coordinate costs no namespace call. Otherwise each coordinate update costs one
-dot product ``X[:, j] @ R`` (one allreduce on samples split over ranks) and a local
-residual update.
+X where the means allow it (``_centered_gram``), and the descent runs on the replicated
+p x p problem with no further messages, in Python floats: the rows of the Gram matrix that
+the descent touches are read once, so a coordinate costs no namespace call. Otherwise
+each coordinate update costs one dot product ``X[:, j] @ R`` (one allreduce on samples
+split over ranks) and a local residual update.
 """
 
 from __future__ import annotations

@@ -299,6 +299,30 @@ def test_min_max_propagate_nan(name):
             assert_equal(getattr(xdist, name)(x, axis=axis), getattr(np, name)(g, axis=axis))
 
 
+# Blocks of thousands of short lines reduced along the last axis: NumPy's backend reduces
+# those by a transposing copy and a reduction over the first axis (at most 16 values a line,
+# at least 8192 lines: (30000, 17) is just past the limit, and a split along the lines at 3
+# ranks puts 10000 of them on a rank, 0 on an empty one). NaN and signed zeros included.
+@pytest.mark.parametrize("name", ["min", "max"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(30000, 8), (30000, 2), (30000, 16), (30000, 17), (3, 9000, 5)])
+def test_min_max_along_short_last_axes(name, dtype, shape):
+    rng = np.random.default_rng(7)
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        values = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.0, 3.0])
+        special = values[rng.integers(0, len(values), size=shape)]
+        g = np.where(rng.random(shape) < 0.9, rng.standard_normal(shape), special).astype(dt)
+    else:
+        info = np.iinfo(dt)
+        g = rng.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
+    for split, counts in layouts(shape):
+        x = distribute(g, split, counts)
+        for keepdims in (False, True):
+            got = getattr(xdist, name)(x, axis=-1, keepdims=keepdims)
+            assert_equal(got, getattr(np, name)(g, axis=-1, keepdims=keepdims))
+
+
 # -- mean / var / std ---------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["var", "std"])
 @pytest.mark.parametrize("correction", [2, 7, 9.5])

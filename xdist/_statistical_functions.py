@@ -245,10 +245,8 @@ def _min_max(func: str, x, axis, keepdims) -> _array.Array:
     else:
         info = np.iinfo(dtype)
         identity = int(info.max if func == "min" else info.min)
-    fn = getattr(x._backend.xp, func)
-
     def local(block, axes):
-        return fn(block, axis=axes, keepdims=True)
+        return x._backend.min_max(block, axes, func == "max")
 
     return reduce_simple(x, plan, local, func, identity, dtype)
 
