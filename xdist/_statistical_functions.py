@@ -245,6 +245,7 @@ def _min_max(func: str, x, axis, keepdims) -> _array.Array:
     else:
         info = np.iinfo(dtype)
         identity = int(info.max if func == "min" else info.min)
+
     def local(block, axes):
         return x._backend.min_max(block, axes, func == "max")
 
