@@ -178,11 +178,54 @@ def _make_unary(name: str, category: str):
     return func
 
 
+def _same_context_same_dtype(name: str, kinds: str, x1: _array.Array, x2: _array.Array):
+    """The common case of a binary function, decided in a few comparisons: two arrays of
+    one layout, communicator, backend, device and dtype (of the function's category). Then
+    nothing is aligned or promoted, and the block result is the answer (``None``: take the
+    general path, which also raises the errors)."""
+    backend, l1, l2 = x1._backend, x1._local, x2._local
+    layout = x1._layout
+    if x2._backend is not backend or x2._comm is not x1._comm:
+        return None
+    if x2._layout is not layout and x2._layout != layout:
+        return None
+    dtype = backend.dtype_of(l1)
+    if dtype != backend.dtype_of(l2) or dtype.kind not in kinds:
+        return None
+    device, other = backend.device_of(l1), backend.device_of(l2)
+    if not (other is device or other == device):
+        return None
+    out = _wrap_like(getattr(backend.xp, name)(l1, l2), x1)
+    got = out.dtype
+    return out if got == dtype or got.kind == "b" else _standard_dtype(out, x1, x2)
+
+
+def _wrap_like(local: Any, like: _array.Array) -> _array.Array:
+    """A block result laid out like ``like`` (0-d results of some libraries are scalars)."""
+    backend = like._backend
+    if not backend.is_block(local):
+        local = backend.asarray(local)
+    return _array.Array._new(local, like._layout, like._comm, backend)
+
+
 def _make_binary(name: str, category: str):
     kinds = CATEGORIES[category]
+    by_zero = name in ("floor_divide", "remainder")  # integer division by 0 gives 0
 
     def func(x1, x2, /) -> _array.Array:
         is1, is2 = isinstance(x1, _array.Array), isinstance(x2, _array.Array)
+        if not by_zero:
+            if is1 and is2:
+                out = _same_context_same_dtype(name, kinds, x1, x2)
+                if out is not None:
+                    return out
+            elif is1 != is2 and type(x2 if is1 else x1) in (int, float):
+                array = x1 if is1 else x2
+                if array.dtype.kind in kinds and array.dtype.kind != "b":  # an array, a number
+                    local = getattr(array._backend.xp, name)(
+                        x1._local if is1 else x1, x2._local if is2 else x2
+                    )
+                    return _wrap_like(local, array)
         if not is1:
             _check_operand(x1, name, "x1")
         if not is2:
@@ -194,7 +237,7 @@ def _make_binary(name: str, category: str):
         if array.dtype.kind != "b" and not (is1 and is2):  # a Python bool with numbers
             x1, x2 = (int(v) if isinstance(v, bool) else v for v in (x1, x2))  # is 0 or 1
         local_fn = getattr(array._backend.xp, name)
-        if name in ("floor_divide", "remainder") and array.dtype.kind in "iu":
+        if by_zero and array.dtype.kind in "iu":
             local_fn = _by_zero_is_zero(local_fn, array._backend.xp)
         out = apply_elementwise(name, local_fn, [x1, x2])
         return _standard_dtype(out, x1, x2)
