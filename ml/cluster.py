@@ -295,9 +295,7 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose):
         if bool(xp.any(weights == 0)):
             weights = weights[:, 0]
             sums, weights = _relocate_empty(xp, Xc, sw, centers, labels, sums, weights)
-            positive = weights > 0  # still empty: fewer samples of nonzero weight than k
-            safe = xp.where(positive, weights, xp.ones_like(weights))
-            centers_new = xp.where(positive[:, None], sums / safe[:, None], sums)
+            centers_new = _average_centers(xp, sums, weights)
         else:
             centers_new = sums / weights
         shift = float(xp.sum((centers_new - centers) ** 2))
@@ -360,6 +358,8 @@ def _relocate_empty(xp, Xc, sw, centers, labels, sums, weights):
     empty = [int(j) for j in range(weights.shape[0]) if float(weights[j]) == 0.0]
     diff = Xc - xp.take(centers, labels, axis=0)
     dist = xp.sum(diff * diff, axis=1)
+    if float(xp.max(dist)) == 0.0:  # every sample on its center: nothing to relocate
+        return sums, weights
     far = xp.argsort(dist, descending=True, stable=True)[: len(empty)]
     rows = xp.take(Xc, far, axis=0)
     far_w = xp.take(sw, far)
@@ -373,6 +373,21 @@ def _relocate_empty(xp, Xc, sw, centers, labels, sums, weights):
         weights[new] = w
         weights[old] = weights[old] - w
     return sums, weights
+
+
+def _average_centers(xp, sums, weights):
+    """scikit-learn's ``_average_centers``: the weighted means, and a cluster still empty
+    (a relocated sample was its only one, or all samples sit on their centers) placed where
+    the heaviest cluster is. scikit-learn averages in place, cluster by cluster, so an empty
+    cluster numbered below the heaviest one copies that cluster's sums, not yet divided by
+    its weight; that is reproduced, as the result must be the same."""
+    positive = weights > 0
+    safe = xp.where(positive, weights, xp.ones_like(weights))
+    means = sums / safe[:, None]
+    big = int(xp.argmax(weights))
+    ids = xp.arange(weights.shape[0], device=_dev(weights))
+    fill = xp.where((ids < big)[:, None], sums[big : big + 1, :], means[big : big + 1, :])
+    return xp.where(positive[:, None], means, fill)
 
 
 def _dev(x):

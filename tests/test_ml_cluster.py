@@ -80,6 +80,26 @@ def test_empty_cluster_is_relocated_like_sklearn():
     _check(ours, sk)
 
 
+@pytest.mark.parametrize(
+    "seed,weighted", [(21, False), (28, False), (101, False), (31, True), (61, True), (74, True)]
+)
+def test_cluster_emptied_by_relocation_sits_on_the_heaviest(seed, weighted):
+    """When the sample relocated to an empty cluster was the only one of its own, that
+    cluster is empty in turn; scikit-learn's ``_average_centers`` places it at the heaviest
+    cluster (by its sums when it comes later in the order, by its mean when earlier).
+    These seeds of random centers over 2-d Gaussian data hit that case."""
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(30, 120)), int(rng.integers(4, 10))
+    X = rng.standard_normal((n, 2))
+    w = rng.uniform(0.1, 1.0, n) if weighted else None
+    init = rng.uniform(-3, 3, (k, 2))
+    sk = SKKMeans(k, init=init, n_init=1, max_iter=60, tol=0.0).fit(X, sample_weight=w)
+    counts = uneven_counts(n, SIZE)
+    ww = None if w is None else distribute(w, 0, counts)
+    ours = KMeans(k, init=init, n_init=1, max_iter=60, tol=0.0)
+    _check(ours.fit(distribute(X, 0, counts), sample_weight=ww), sk)
+
+
 def test_other_namespaces():
     X = _data(n=30)
     init = X[[0, 5, 10, 15]]
@@ -116,6 +136,10 @@ def test_duplicate_points_warn_like_sklearn():
     with pytest.warns(ConvergenceWarning, match=r"distinct clusters \(3\)"):
         ours = KMeans(4, random_state=0, n_init=1).fit(distribute(X, 0))
     assert ours.inertia_ == pytest.approx(sk.inertia_, abs=1e-12)
+    # Every sample sits on its center: nothing is relocated, and the empty cluster is
+    # placed at the heaviest one, as scikit-learn does.
+    np.testing.assert_allclose(_np(ours.cluster_centers_), sk.cluster_centers_, atol=1e-12)
+    np.testing.assert_array_equal(_np(ours.labels_), sk.labels_)
 
 
 def test_lloyd_iteration_sends_a_few_small_messages():
