@@ -287,12 +287,20 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose):
     labels_old, stats = None, None
     strict = False
     w = None if bool(xp.all(sw == 1.0)) else sw  # unit weights: skip the weighting
+    # Updated sums of weights of a cluster that emptied keep the rounding residue of adding
+    # and removing them in different groupings (counts of unit weights are exact): a
+    # lightest cluster this light is recomputed by the full product, which is exact.
+    residue = 0.0 if w is None else 32 * xp.finfo(Xa.dtype).eps * float(xp.sum(w))
     ids = xp.arange(k, device=_dev(Xa))[:, None]
     for i in range(max_iter):
         labels, scores = _assign_ones(xp, Xa, centers)
         stats, moved = _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats)
+        lightest = float(xp.min(stats[:, d]))
+        if labels_old is not None and lightest != 0 and lightest <= residue:
+            stats, moved = _cluster_stats(xp, Xa, w, ids, labels, None, None)[0], moved
+            lightest = float(xp.min(stats[:, d]))
         sums, weights = stats[:, :d], stats[:, d:]  # weights k x 1
-        if bool(xp.any(weights == 0)):
+        if lightest == 0:
             weights = weights[:, 0]
             sums, weights = _relocate_empty(xp, Xc, sw, centers, labels, sums, weights)
             centers_new = _average_centers(xp, sums, weights)

@@ -100,6 +100,37 @@ def test_cluster_emptied_by_relocation_sits_on_the_heaviest(seed, weighted):
     _check(ours.fit(distribute(X, 0, counts), sample_weight=ww), sk)
 
 
+def test_weighted_cluster_emptied_late_is_found(monkeypatch):
+    """A cluster emptied in a later iteration (seed 496: at iteration 4) has its weight
+    updated by adding and removing sample weights, whose grouping can leave a rounding
+    residue instead of 0. Injecting one (1e-17 on every emptied cluster's weight) must not
+    hide the empty cluster: a weight that light is recomputed exactly, and the cluster
+    relocated, as scikit-learn (which sums afresh every iteration) does."""
+    from xdist.ml import cluster
+
+    rng = np.random.default_rng(496)
+    n, k = int(rng.integers(20, 80)), int(rng.integers(4, 10))
+    X, w = rng.standard_normal((n, 2)), rng.uniform(0.1, 1.0, n)
+    init = X[rng.choice(n, k, replace=False)] + 0.3 * rng.standard_normal((k, 2))
+    sk = SKKMeans(k, init=init, n_init=1, max_iter=60, tol=0.0).fit(X, sample_weight=w)
+    exact = cluster._cluster_stats
+    injected = []
+
+    def with_residue(xp, Xa, w, ids, labels, labels_old, stats):
+        stats, moved = exact(xp, Xa, w, ids, labels, labels_old, stats)
+        if labels_old is not None:
+            empty = xp.astype(stats[:, -1:] == 0, stats.dtype)
+            injected.append(float(xp.sum(empty)))
+            stats = stats + 1e-17 * empty
+        return stats, moved
+
+    monkeypatch.setattr(cluster, "_cluster_stats", with_residue)
+    counts = uneven_counts(n, SIZE)
+    ours = KMeans(k, init=init, n_init=1, max_iter=60, tol=0.0)
+    _check(ours.fit(distribute(X, 0, counts), sample_weight=distribute(w, 0, counts)), sk)
+    assert sum(injected) >= 1  # the case happened: an emptied cluster got a residue
+
+
 def test_other_namespaces():
     X = _data(n=30)
     init = X[[0, 5, 10, 15]]
