@@ -250,8 +250,8 @@ def _inertia_scores(xp, Xa, x_sq, sw, centers, labels, scores):
     the direct ``_inertia_ones``.
     """
     if scores is not None:
-        d = x_sq + xp.min(scores, axis=1)
-        sums = xp.sum(xp.stack([d, x_sq, xp.ones_like(d)]) * sw, axis=1)  # one reduction
+        dist = x_sq + xp.min(scores, axis=1)
+        sums = xp.sum(xp.stack([dist, x_sq, xp.ones_like(dist)]) * sw, axis=1)  # one reduction
         inertia, spread, total_w = (float(v) for v in xp.unstack(sums))
         c_max = float(xp.max(xp.vecdot(centers, centers)))
         if inertia > 0 and spread + total_w * c_max <= 8.0 * inertia:
@@ -297,7 +297,7 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose):
         stats, moved = _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats)
         lightest = float(xp.min(stats[:, d]))
         if labels_old is not None and lightest != 0 and lightest <= residue:
-            stats, moved = _cluster_stats(xp, Xa, w, ids, labels, None, None)[0], moved
+            stats = _cluster_stats(xp, Xa, w, ids, labels, None, None)[0]
             lightest = float(xp.min(stats[:, d]))
         sums, weights = stats[:, :d], stats[:, d:]  # weights k x 1
         if lightest == 0:
