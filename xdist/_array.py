@@ -404,6 +404,15 @@ class Array:
         return _ew.bitwise_invert(self)
 
 
+def wrap_block(local: Any, layout: Layout, like: Array) -> Array:
+    """A library's result block as an array of ``layout`` in ``like``'s communicator and
+    backend (0-d results of some libraries are scalars: made blocks first)."""
+    backend = like._backend
+    if not backend.is_block(local):
+        local = backend.asarray(local)
+    return Array._new(local, layout, like._comm, backend)
+
+
 # Imported last, as _distribution imports this module (an import inside each method cost more
 # than reading a replicated element, which Lasso's descent does thousands of times).
 from . import _distribution  # noqa: E402

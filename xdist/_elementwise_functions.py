@@ -14,7 +14,7 @@ from . import _array
 from ._broadcast import align_block, broadcast_shapes, output_layout
 from ._data_type_functions import promote_pair
 from ._dtypes import CATEGORIES, check_category
-from ._validation import check_same_context
+from ._validation import check_same_context, same_context
 
 _SCALARS = (bool, int, float, complex)
 
@@ -125,10 +125,7 @@ def apply_elementwise(func: str, local_fn, operands: list[Any]) -> _array.Array:
             else x
             for x in operands
         ]
-    local = local_fn(*blocks)
-    if not backend.is_block(local):  # 0-d results of some libraries come back as scalars
-        local = backend.asarray(local)
-    return _array.Array._new(local, out, comm, backend)
+    return _array.wrap_block(local_fn(*blocks), out, arrays[0])
 
 
 def _standard_dtype(out: _array.Array, x1: Any, x2: Any) -> _array.Array:
@@ -169,9 +166,7 @@ def _make_unary(name: str, category: str):
             local = x._backend.xp.zeros_like(x._local)
         else:
             local = getattr(x._backend.xp, name)(x._local)
-        if not x._backend.is_block(local):  # NumPy returns scalars for 0-d input
-            local = x._backend.asarray(local)
-        return _array.Array._new(local, x._layout, x._comm, x._backend)
+        return _array.wrap_block(local, x._layout, x)
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = f"The standard's ``{name}``, elementwise on each rank's block (no messages)."
@@ -183,29 +178,16 @@ def _same_context_same_dtype(name: str, kinds: str, x1: _array.Array, x2: _array
     one layout, communicator, backend, device and dtype (of the function's category). Then
     nothing is aligned or promoted, and the block result is the answer (``None``: take the
     general path, which also raises the errors)."""
-    backend, l1, l2 = x1._backend, x1._local, x2._local
     layout = x1._layout
-    if x2._backend is not backend or x2._comm is not x1._comm:
+    if (x2._layout is not layout and x2._layout != layout) or not same_context(x1, x2):
         return None
-    if x2._layout is not layout and x2._layout != layout:
+    dtype = x1.dtype
+    if dtype != x2.dtype or dtype.kind not in kinds:
         return None
-    dtype = backend.dtype_of(l1)
-    if dtype != backend.dtype_of(l2) or dtype.kind not in kinds:
-        return None
-    device, other = backend.device_of(l1), backend.device_of(l2)
-    if not (other is device or other == device):
-        return None
-    out = _wrap_like(getattr(backend.xp, name)(l1, l2), x1)
+    local = getattr(x1._backend.xp, name)(x1._local, x2._local)
+    out = _array.wrap_block(local, layout, x1)
     got = out.dtype
     return out if got == dtype or got.kind == "b" else _standard_dtype(out, x1, x2)
-
-
-def _wrap_like(local: Any, like: _array.Array) -> _array.Array:
-    """A block result laid out like ``like`` (0-d results of some libraries are scalars)."""
-    backend = like._backend
-    if not backend.is_block(local):
-        local = backend.asarray(local)
-    return _array.Array._new(local, like._layout, like._comm, backend)
 
 
 def _make_binary(name: str, category: str):
@@ -225,7 +207,7 @@ def _make_binary(name: str, category: str):
                     local = getattr(array._backend.xp, name)(
                         x1._local if is1 else x1, x2._local if is2 else x2
                     )
-                    return _wrap_like(local, array)
+                    return _array.wrap_block(local, array._layout, array)
         if not is1:
             _check_operand(x1, name, "x1")
         if not is2:

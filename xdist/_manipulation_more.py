@@ -54,10 +54,7 @@ __all__ = [
 Array = _array.Array
 
 
-def _wrap(local: Any, layout: Layout, like: Array) -> Array:
-    if not like._backend.is_block(local):  # 0-d results of some libraries are scalars
-        local = like._backend.asarray(local)
-    return Array._new(local, layout, like._comm, like._backend)
+_wrap = _array.wrap_block
 
 
 def _ints(value: Any, func: str, name: str, minimum: int | None = 0) -> tuple[int, ...]:

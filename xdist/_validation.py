@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["check_array", "check_same_context", "normalize_axis", "normalize_axes"]
+__all__ = ["check_array", "check_same_context", "normalize_axis", "normalize_axes", "same_context"]
 
 
 def check_array(x: Any, func: str, name: str = "x") -> None:
@@ -14,6 +14,14 @@ def check_array(x: Any, func: str, name: str = "x") -> None:
 
     if not isinstance(x, Array):
         raise TypeError(f"{func}: {name} must be an xdist array, got {type(x).__name__}")
+
+
+def same_context(a: Any, b: Any) -> bool:
+    """Whether xdist arrays ``a`` and ``b`` share communicator, backend and device."""
+    if a._comm is not b._comm or a._backend is not b._backend:
+        return False
+    da, db = a.device, b.device
+    return da is db or da == db
 
 
 def check_same_context(arrays: Sequence[Any], func: str) -> None:
@@ -31,11 +39,10 @@ def check_same_context(arrays: Sequence[Any], func: str) -> None:
         return item if isinstance(item, tuple) else (item, f"operand {k}")
 
     first = arrays[0][0] if isinstance(arrays[0], tuple) else arrays[0]
-    comm, backend, device = first._comm, first._backend, first.device
+    comm, backend = first._comm, first._backend
     for k in range(1, len(arrays)):
         a = arrays[k][0] if isinstance(arrays[k], tuple) else arrays[k]
-        other = a.device
-        if a._comm is comm and a._backend is backend and (other is device or other == device):
+        if same_context(a, first):
             continue
         (_, first_name), (_, name) = split(0), split(k)
         if a._comm is not comm:
@@ -46,7 +53,7 @@ def check_same_context(arrays: Sequence[Any], func: str) -> None:
                 f"of the {backend.name} backend; one operation takes arrays of one backend"
             )
         raise ValueError(
-            f"{func}: {name} is on device {other}, {first_name} on {device}; move "
+            f"{func}: {name} is on device {a.device}, {first_name} on {first.device}; move "
             "one with to_device"
         )
 
