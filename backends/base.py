@@ -226,6 +226,13 @@ class BackendBase:
         return False
 
     # -- local computations that xdist does better than the library ------------------------
+    def select(self, block: Any, mask: Any) -> Any:
+        """``block[mask]`` for a boolean ``mask`` over the leading ``mask.ndim`` axes of
+        ``block`` (of that shape): the selected elements in row-major order of the mask, a
+        new block. The library's boolean indexing here."""
+        out = block[mask]
+        return out if self.is_block(out) else self.asarray(out)
+
     def arg_best(self, block: Any, axis: int | None, keepdims: bool, want_max: bool) -> Any:
         """``argmax`` (``want_max``) or ``argmin`` of a block, in int64.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import array_api_compat.numpy as xp_numpy
@@ -76,6 +77,17 @@ class NumPyBackend(BackendBase):
             lines = np.ascontiguousarray(np.moveaxis(block, -1, 0))
             return (np.maximum if want_max else np.minimum).reduce(lines, axis=0)[..., None]
         return super().min_max(block, axes, want_max)
+
+    def select(self, block: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """NumPy's boolean indexing copies with a branch per element of the mask; ``compress``
+        of the C-contiguous block seen as (mask elements) x (the rest) gives the same array
+        2-10x faster. 100000 x 65 float32: 0.18 against 0.066 ms with 5% selected, 2.9
+        against 1.4 ms with half; 100000 float64 with half: 0.40 against 0.055 ms (a
+        random mask defeats branch prediction). On other layouts ``compress`` is slower."""
+        if mask.ndim == 0 or not block.flags.c_contiguous:
+            return super().select(block, mask)
+        rows = block.reshape((math.prod(mask.shape), *block.shape[mask.ndim :]))
+        return np.compress(mask.reshape(-1), rows, axis=0)
 
     def device_contiguous(self, block: np.ndarray) -> np.ndarray:
         return _c_order(block)

@@ -174,6 +174,27 @@ def test_mask_getitem_matches_numpy(shape, m, split, counts):
             assert_equal(y, g[mask])
 
 
+# Backends select from C-contiguous blocks by their own faster paths (NumPy's ``compress``,
+# Torch's ``index_select`` on the CPU) and from other layouts by boolean indexing.
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "float32", "complex128"])
+def test_mask_getitem_every_block_layout(dtype):
+    g = random_array((31, 6, 3), dtype, 11)
+    views = {
+        "whole": (lambda a: a, lambda a: a),
+        "strided": (lambda a: a[:, ::2], lambda a: a[:, ::2]),
+        "transposed": (lambda a: xdist.permute_dims(a, (0, 2, 1)), lambda a: a.transpose(0, 2, 1)),
+    }
+    for split, counts in layouts(g.shape):
+        x = distribute(g, split, counts)
+        for view, np_view in views.values():
+            v, expected = view(x), np_view(g)
+            for m in (1, 2):
+                for mask in _masks(expected.shape[:m], seed=m):
+                    for ml in layouts(mask.shape)[:2]:
+                        y = v[distribute(mask, *ml)]
+                        assert_equal(y, expected[mask])
+
+
 @pytest.mark.parametrize("shape", [(7,), (3, 4), (0, 2)])
 def test_zero_d_mask_adds_an_axis_without_messages(shape):
     g = global_data(shape)

@@ -66,11 +66,6 @@ def _mask_block(x: _array.Array, mask: _array.Array, whole: bool) -> Any:
     return redistribute_block(mask._local, mask._layout, target, mask._comm, backend)
 
 
-def _select(block: Any, mask_block: Any, backend: Any) -> Any:
-    out = block[mask_block]
-    return out if backend.is_block(out) else backend.asarray(out)
-
-
 def _count(mask_block: Any, backend: Any) -> int:
     xp = backend.xp
     return int(xp.sum(xp.astype(mask_block, xp.int64)))
@@ -91,10 +86,10 @@ def getitem_mask(x: _array.Array, mask: _array.Array) -> _array.Array:
     if s is None:
         return _mask_replicated(x, mask)
     if s >= m:
-        sel = _select(x._local, _mask_block(x, mask, True), backend)
+        sel = backend.select(x._local, _mask_block(x, mask, True))
         shape = (int(sel.shape[0]), *rest)
         return _array.Array._new(sel, Layout(shape, s - m + 1, x.counts), comm, backend)
-    sel = _select(x._local, _mask_block(x, mask, False), backend)
+    sel = backend.select(x._local, _mask_block(x, mask, False))
     if s == 0:
         counts = tuple(int(c) for c in comm.allgather_ints([int(sel.shape[0])])[:, 0])
         layout = Layout((sum(counts), *rest), 0, counts)
@@ -129,7 +124,7 @@ def _mask_replicated(x: _array.Array, mask: _array.Array) -> _array.Array:
     comm, backend = x._comm, x._backend
     rest = x.shape[mask.ndim :]
     if mask.split is None or comm.size == 1:
-        sel = _select(x._local, gather_block(mask._local, mask._layout, comm, backend), backend)
+        sel = backend.select(x._local, gather_block(mask._local, mask._layout, comm, backend))
         return _array.Array._new(sel, Layout.replicated((int(sel.shape[0]), *rest)), comm, backend)
     mlayout = mask._layout
     mblock = mask._local
@@ -138,7 +133,7 @@ def _mask_replicated(x: _array.Array, mask: _array.Array) -> _array.Array:
         mblock = redistribute_block(mblock, mlayout, target, comm, backend)
         mlayout = target
     lo, hi = mlayout.local_range(comm.rank)
-    sel = _select(x._local[lo:hi, ...], mblock, backend)
+    sel = backend.select(x._local[lo:hi, ...], mblock)
     counts = tuple(int(c) for c in comm.allgather_ints([int(sel.shape[0])])[:, 0])
     return _array.Array._new(sel, Layout((sum(counts), *rest), 0, counts), comm, backend)
 
