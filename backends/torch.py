@@ -9,9 +9,9 @@ staged through pinned host memory), and the local functions whose results xdist 
 
 from __future__ import annotations
 
+import math
 import os
 import types
-import math
 from typing import Any
 
 import array_api_compat.torch as xp_torch

@@ -3,6 +3,7 @@ between operands of different layouts."""
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -153,6 +154,8 @@ _SHAPES = [
     ((), (7,)),
     ((0, 3), (3,)),
     ((7,), ()),
+    ((8, 1), (7,)),
+    ((3, 1, 5), (7, 1)),
 ]
 
 
@@ -177,6 +180,22 @@ def test_replicated_operand_costs_nothing():
         assert sum(c.values()) == 0
         assert z.layout == x.layout
         assert_equal(z, a * b)
+
+
+def test_replicated_operand_of_length_one_along_the_split_costs_nothing():
+    # k-means' one-hot rows: a replicated (k, 1) column against samples split along their
+    # axis: the blocks broadcast as they are, into a result split along its last axis.
+    a, b = np.arange(8)[:, None], np.arange(7) % 5
+    for lb in layouts(b.shape):
+        x, y = distribute(a, None), distribute(b, *lb)
+        want = (None, None) if lb[0] is None else (1, y.layout.counts)
+        for op in (operator.eq, operator.sub):
+            for args, expected in (((x, y), op(a, b)), ((y, x), op(b, a))):
+                with xdist.count_collectives() as c:
+                    z = op(*args)
+                assert sum(c.values()) == 0
+                assert (z.layout.split, z.layout.counts) == want
+                assert_equal(z, expected)
 
 
 def test_different_counts_move_only_with_one_alltoall():
@@ -231,6 +250,25 @@ def test_operators_with_python_scalars(case, scalar):
         warnings.simplefilter("ignore")
         for op in ops:
             assert_equal(getattr(x, op)(scalar), getattr(g, op)(scalar), rtol=1e-13)
+
+
+@pytest.mark.parametrize("case", layouts((7, 4)), ids=layout_id)
+def test_integer_division_by_python_numbers(case):
+    # An int divisor takes the direct path unless it is 0 (then 0, as NumPy gives); a float
+    # one gives a floating result, with NumPy's infinities and NaN for 0.0. The backend's
+    # default floating dtype holds it (Torch's float32).
+    g = random_array((7, 4), "int64", seed=12)
+    g[0] = 0
+    x = distribute(g, *case)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for op in ("__floordiv__", "__mod__", "__rfloordiv__", "__rmod__"):
+            for divisor in (3, -2, 0):
+                assert_equal(getattr(x, op)(divisor), getattr(g, op)(divisor))
+            for divisor in (2.5, 0.0):
+                got, want = getattr(x, op)(divisor), getattr(g, op)(divisor)
+                assert got.dtype.kind == "f"
+                np.testing.assert_allclose(got.to_numpy(), want, rtol=1e-6)
 
 
 @pytest.mark.parametrize("case", layouts((7, 4)), ids=layout_id)

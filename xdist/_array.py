@@ -69,9 +69,7 @@ class Array:
     def T(self) -> Array:
         if self.ndim != 2:
             raise ValueError(f"Array.T: the array must be 2-D, got {self.ndim} dimensions")
-        from ._manipulation_functions import permute_dims
-
-        return permute_dims(self, (1, 0))
+        return _manipulation_functions.permute_dims(self, (1, 0))
 
     @property
     def mT(self) -> Array:
@@ -79,9 +77,7 @@ class Array:
             raise ValueError(
                 f"Array.mT: the array must be at least 2-D, got {self.ndim} dimensions"
             )
-        from ._linear_algebra_functions import matrix_transpose
-
-        return matrix_transpose(self)
+        return _linear_algebra_functions.matrix_transpose(self)
 
     # -- xdist's attributes ----------------------------------------------------------------
     @property
@@ -213,14 +209,10 @@ class Array:
 
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key) -> Array:
-        from ._indexing import getitem
-
-        return getitem(self, key)
+        return _indexing.getitem(self, key)
 
     def __setitem__(self, key, value) -> None:
-        from ._indexing import setitem
-
-        setitem(self, key, value)
+        _indexing.setitem(self, key, value)
 
     def __iter__(self):
         if self.ndim == 0:
@@ -373,16 +365,12 @@ class Array:
     def __matmul__(self, other):
         if not isinstance(other, Array):
             return NotImplemented
-        from ._linear_algebra_functions import matmul
-
-        return matmul(self, other)
+        return _linear_algebra_functions.matmul(self, other)
 
     def __rmatmul__(self, other):
         if not isinstance(other, Array):
             return NotImplemented
-        from ._linear_algebra_functions import matmul
-
-        return matmul(other, self)
+        return _linear_algebra_functions.matmul(other, self)
 
     def __imatmul__(self, other):
         result = self.__matmul__(other)
@@ -413,6 +401,11 @@ def wrap_block(local: Any, layout: Layout, like: Array) -> Array:
     return Array._new(local, layout, like._comm, backend)
 
 
-# Imported last, as _distribution imports this module (an import inside each method cost more
+# Imported last, as these modules import this one (an import inside each method cost more
 # than reading a replicated element, which Lasso's descent does thousands of times).
-from . import _distribution  # noqa: E402
+from . import (  # noqa: E402
+    _distribution,
+    _indexing,
+    _linear_algebra_functions,
+    _manipulation_functions,  # noqa: E402
+)

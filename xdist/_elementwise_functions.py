@@ -14,6 +14,7 @@ from . import _array
 from ._broadcast import align_block, broadcast_shapes, output_layout
 from ._data_type_functions import promote_pair
 from ._dtypes import CATEGORIES, check_category
+from ._layout import Layout
 from ._validation import check_same_context, same_context
 
 _SCALARS = (bool, int, float, complex)
@@ -148,6 +149,8 @@ def _by_zero_is_zero(fn, xp):
     does, on every backend (Torch raises ZeroDivisionError)."""
 
     def local(a, b):
+        if isinstance(a, float) or isinstance(b, float):  # a floating result: NumPy's
+            return fn(a, b)  # infinities and NaN
         if isinstance(b, int):
             return fn(a, b) if b != 0 else xp.zeros_like(fn(a, 1))
         zero = b == 0
@@ -173,16 +176,42 @@ def _make_unary(name: str, category: str):
     return func
 
 
-def _same_context_same_dtype(name: str, kinds: str, x1: _array.Array, x2: _array.Array):
-    """The common case of a binary function, decided in a few comparisons: two arrays of
-    one layout, communicator, backend, device and dtype (of the function's category). Then
-    nothing is aligned or promoted, and the block result is the answer (``None``: take the
-    general path, which also raises the errors)."""
-    layout = x1._layout
-    if (x2._layout is not layout and x2._layout != layout) or not same_context(x1, x2):
+def _direct_layout(l1: Layout, l2: Layout) -> Layout | None:
+    """The result's layout where both blocks broadcast as they are: operands of one layout,
+    both replicated, or one replicated without an axis (or with length 1) along the other's
+    split axis. ``None`` where a block would be sliced, moved or gathered, or the shapes do
+    not broadcast: the general path does that and raises the errors."""
+    if l1 is l2 or l1 == l2:
+        return l1
+    try:
+        shape = broadcast_shapes([l1.shape, l2.shape], "")
+    except ValueError:
         return None
+    if l1.split is None and l2.split is None:
+        return Layout.replicated(shape)
+    if l1.split is not None and l2.split is not None:
+        return None
+    split, other = (l1, l2) if l1.split is not None else (l2, l1)
+    axis = split.split + len(shape) - split.ndim  # type: ignore[operator]
+    if split.shape[split.split] != shape[axis]:  # type: ignore[index]
+        return None
+    at = axis - (len(shape) - other.ndim)
+    if at >= 0 and other.shape[at] != 1:
+        return None
+    return Layout(shape, axis, split.counts)
+
+
+def _same_context_same_dtype(name: str, kinds: str, x1: _array.Array, x2: _array.Array):
+    """The common cases of a binary function, decided in a few comparisons: two arrays of
+    one communicator, backend, device and dtype (of the function's category) whose blocks
+    broadcast as they are (``_direct_layout``). Then nothing is aligned or promoted, and
+    the block result is the answer (``None``: take the general path, which also raises
+    the errors)."""
     dtype = x1.dtype
-    if dtype != x2.dtype or dtype.kind not in kinds:
+    if dtype != x2.dtype or dtype.kind not in kinds or not same_context(x1, x2):
+        return None
+    layout = _direct_layout(x1._layout, x2._layout)
+    if layout is None:
         return None
     local = getattr(x1._backend.xp, name)(x1._local, x2._local)
     out = _array.wrap_block(local, layout, x1)
@@ -196,18 +225,20 @@ def _make_binary(name: str, category: str):
 
     def func(x1, x2, /) -> _array.Array:
         is1, is2 = isinstance(x1, _array.Array), isinstance(x2, _array.Array)
-        if not by_zero:
-            if is1 and is2:
+        if is1 and is2:
+            if not by_zero or x1.dtype.kind == "f":
                 out = _same_context_same_dtype(name, kinds, x1, x2)
                 if out is not None:
                     return out
-            elif is1 != is2 and type(x2 if is1 else x1) in (int, float):
-                array = x1 if is1 else x2
-                if array.dtype.kind in kinds and array.dtype.kind != "b":  # an array, a number
-                    local = getattr(array._backend.xp, name)(
-                        x1._local if is1 else x1, x2._local if is2 else x2
-                    )
-                    return _array.wrap_block(local, array._layout, array)
+        elif is1 != is2 and type(x2 if is1 else x1) in (int, float):
+            array = x1 if is1 else x2
+            kind = array.dtype.kind
+            # An array and a number; an integer division only by a nonzero number.
+            if kind in kinds and kind != "b" and (not by_zero or kind == "f" or (is1 and x2)):
+                local = getattr(array._backend.xp, name)(
+                    x1._local if is1 else x1, x2._local if is2 else x2
+                )
+                return _array.wrap_block(local, array._layout, array)
         if not is1:
             _check_operand(x1, name, "x1")
         if not is2:

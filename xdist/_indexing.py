@@ -298,9 +298,13 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
         from ._array_indexing import getitem_arrays
 
         return getitem_arrays(x, key)
+    layout, comm, backend = x._layout, x._comm, x._backend
+    if layout.split is None:
+        out = _replicated_basic(x, items)
+        if out is not None:
+            return out
     parts = normalize_key(key, x.shape, "__getitem__")
     shape = selected_shape(parts)
-    layout, comm, backend = x._layout, x._comm, x._backend
     if layout.split is None:
         return _array.Array._new(
             _take(x._local, parts, backend), Layout.replicated(shape), comm, backend
@@ -317,6 +321,35 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
         # In rank order already (a positive step, or at most one rank holds anything).
         return _array.Array._new(piece, Layout(shape, out_axis, counts), comm, backend)
     return _reversed_to_balanced(x, piece, ranks, shape, out_axis)
+
+
+def _replicated_basic(x: _array.Array, items: tuple) -> _array.Array | None:
+    """``x[items]`` for a replicated ``x`` and ints, ``None``, ``Ellipsis`` and slices of
+    int bounds and a positive step (what every backend slices alike), by the library
+    directly: the same view as the general path (an Ellipsis is appended so that NumPy gives
+    a 0-d array, not a scalar), in a third of its time. ``None`` where anything else is in
+    the key or the library refuses it: the general path then raises xdist's error."""
+    ellipsis = False
+    for k in items:
+        if k is Ellipsis:
+            if ellipsis:  # Torch takes two
+                return None
+            ellipsis = True
+        elif type(k) is slice:
+            start, stop, step = k.start, k.stop, k.step
+            if not (
+                (start is None or type(start) is int)
+                and (stop is None or type(stop) is int)
+                and (step is None or (type(step) is int and step > 0))
+            ):
+                return None
+        elif not (k is None or type(k) is int):
+            return None
+    try:
+        block = x._local[items if ellipsis else (*items, Ellipsis)]
+    except (IndexError, TypeError, ValueError):
+        return None
+    return _array.wrap_block(block, Layout.replicated(tuple(block.shape)), x)
 
 
 def _getitem_owner(x: _array.Array, parts: list[Part], at: int, shape: tuple[int, ...]):

@@ -281,14 +281,18 @@ def _check_arrays(arrays: Any, func: str) -> list[Array]:
     if not arrays:
         raise ValueError(f"{func}: arrays must hold at least one array")
     for k, a in enumerate(arrays):
-        check_array(a, func, f"arrays[{k}]")
-    check_same_context([(a, f"arrays[{k}]") for k, a in enumerate(arrays)], func)
+        if not isinstance(a, Array):
+            check_array(a, func, f"arrays[{k}]")  # raises
+    check_same_context(arrays, func, "arrays[{}]")
     return list(arrays)
 
 
 def _result_dtype(arrays: list[Array]) -> np.dtype:
     """The promoted dtype of the inputs: the standard's table where it has an entry; mixed
     kinds, which it leaves to the library, follow NumPy (as ``xdist.result_type`` does)."""
+    first = arrays[0].dtype
+    if all(a.dtype == first for a in arrays):
+        return first
     return np.result_type(*(a.dtype for a in arrays))
 
 

@@ -75,7 +75,7 @@ def _ints(value: Any, func: str, name: str, minimum: int | None = 0) -> tuple[in
 
 
 def _same_context(arrays: Sequence[Array], func: str) -> None:
-    check_same_context([(a, f"arrays[{k}]") for k, a in enumerate(arrays)], func)
+    check_same_context(arrays, func, "arrays[{}]")
 
 
 def _materialize(xp: Any, block: Any, shape: tuple[int, ...]) -> Any:

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import _array
+
 __all__ = ["check_array", "check_same_context", "normalize_axis", "normalize_axes", "same_context"]
 
 
 def check_array(x: Any, func: str, name: str = "x") -> None:
-    from ._array import Array
-
-    if not isinstance(x, Array):
+    if not isinstance(x, _array.Array):
         raise TypeError(f"{func}: {name} must be an xdist array, got {type(x).__name__}")
 
 
@@ -24,19 +24,19 @@ def same_context(a: Any, b: Any) -> bool:
     return da is db or da == db
 
 
-def check_same_context(arrays: Sequence[Any], func: str) -> None:
+def check_same_context(arrays: Sequence[Any], func: str, label: str = "operand {}") -> None:
     """The xdist arrays of one operation share one communicator, one backend and one device;
     else a ValueError naming the function, both arguments and both devices (the standard
     makes mixing devices an error, and a NumPy and a Torch array are on different devices
     even when both are on the CPU). ``arrays`` holds ``(array, argument name)`` pairs or bare
-    arrays, named ``operand k`` in the message (names are only formatted for an error: the
-    elementwise functions check on every call)."""
+    arrays, named ``label.format(k)`` in the message (names are only formatted for an error:
+    the elementwise functions check on every call)."""
     if not arrays:
         return
 
     def split(k: int) -> tuple[Any, str]:
         item = arrays[k]
-        return item if isinstance(item, tuple) else (item, f"operand {k}")
+        return item if isinstance(item, tuple) else (item, label.format(k))
 
     first = arrays[0][0] if isinstance(arrays[0], tuple) else arrays[0]
     comm, backend = first._comm, first._backend
