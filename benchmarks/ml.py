@@ -1,7 +1,7 @@
 """The HeAT paper's machine-learning workloads at this machine's scale: xdist.ml at 1 and 2
 ranks (one thread per rank) against scikit-learn (2 threads) / NumPy, in the same run.
 
-    python benchmarks/ml.py [--ranks 1,2] [--repeat 3] [--scale 1.0]
+    python benchmarks/ml.py [--ranks 1,2] [--repeat 3] [--rounds 1] [--scale 1.0]
 
 - k-means: 200000 x 64 float32, k=8, 30 Lloyd iterations (tol=0, max_iter=30), the same
   initial centers for everyone;
@@ -13,7 +13,10 @@ ranks (one thread per rank) against scikit-learn (2 threads) / NumPy, in the sam
 The driver times scikit-learn/NumPy itself (threadpoolctl limits BLAS/OpenMP to 2 threads),
 then runs this file under ``mpiexec -n R`` for each R with OMP_NUM_THREADS=1; every rank
 builds the same data from the same seed and keeps its block of samples. Times are the
-median of ``--repeat`` runs (ranks synchronized before each). It prints seconds and the
+median of ``--repeat`` runs (ranks synchronized before each). With ``--rounds N`` all of
+that is done N times in turn (the load of a shared machine drifts over a run: each side of
+a ratio then sees the same drift), each round's ratios are printed, and the tables hold the
+median over rounds of each time. It prints seconds and the
 ratios reference / xdist (above 1: xdist faster) and 1 rank / 2 ranks. Then CPU seconds
 (``time.process_time``), which a shared, loaded machine disturbs less than wall-clock times:
 the total over the reference's threads and over xdist's ranks (their ratio compares the
@@ -198,11 +201,44 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", default="1,2")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="reference and xdist timed in turn, N times"
+    )
     parser.add_argument("--scale", type=float, default=1.0, help="shrink the sample counts")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         return worker(args)
+    rounds = [_round(args) for _ in range(args.rounds)]
+    km, ours = rounds[-1][2], rounds[-1][1][max(rounds[-1][1])]["_kmeans"]
+    ref = {n: _medians([rd[0][n] for rd in rounds]) for n in rounds[0][0]}
+    results = {r: {n: _medians([rd[1][r][n] for rd in rounds]) for n in ref} for r in rounds[0][1]}
+    print(f"k-means iterations: scikit-learn {km.n_iter_}, xdist {ours['iters']}")
+    print(
+        f"k-means inertia: scikit-learn {km.inertia_:.6e}, xdist {ours['inertia']:.6e}, "
+        f"by hand {ours['by hand']:.6e}"
+    )
+    if len(rounds) > 1:
+        print(f"\nper round ({len(rounds)} rounds), reference / xdist, wall-clock:")
+        for name in ref:
+            per = [
+                " ".join(f"{rd[0][name][0] / rd[1][r][name][0]:.2f}" for rd in rounds)
+                for r in results
+            ]
+            print(f"- {name}: " + "; ".join(f"{r} rank(s) {p}" for r, p in zip(results, per)))
+        print("\nTables: the median over rounds of each time.")
+    _table("wall-clock seconds", {k: v[0] for k, v in ref.items()}, results, 0, 0)
+    _table("CPU seconds (all threads, all ranks)", {k: v[1] for k, v in ref.items()}, results, 1, 2)
+
+
+def _medians(rows: list) -> tuple:
+    """The median of each column of equal-length tuples."""
+    return tuple(statistics.median(col) for col in zip(*rows))
+
+
+def _round(args):
+    """One round: the reference's times, then xdist's at each rank count, so that a load
+    that drifts on a shared machine weighs on both sides of a ratio alike."""
     from threadpoolctl import threadpool_limits
 
     warnings.simplefilter("ignore")
@@ -225,14 +261,7 @@ def main() -> None:
         if proc.returncode or not lines:
             sys.exit(f"benchmarks/ml.py: {r} rank(s) failed:\n{proc.stdout}\n{proc.stderr}")
         results[r] = json.loads(lines[0][len("RESULT ") :])
-    ours = results[r]["_kmeans"]
-    print(f"k-means iterations: scikit-learn {km.n_iter_}, xdist {ours['iters']}")
-    print(
-        f"k-means inertia: scikit-learn {km.inertia_:.6e}, xdist {ours['inertia']:.6e}, "
-        f"by hand {ours['by hand']:.6e}"
-    )
-    _table("wall-clock seconds", {k: v[0] for k, v in ref.items()}, results, 0, 0)
-    _table("CPU seconds (all threads, all ranks)", {k: v[1] for k, v in ref.items()}, results, 1, 2)
+    return ref, results, km
 
 
 def _table(what: str, ref: dict, results: dict, col: int, speed_col: int) -> None:

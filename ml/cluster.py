@@ -295,11 +295,13 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose):
     for i in range(max_iter):
         labels, scores = _assign_ones(xp, Xa, centers)
         stats, moved = _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats)
-        lightest = float(xp.min(stats[:, d]))
+        weights = stats[:, d:]  # k x 1
+        lightest = float(xp.min(weights))
         if labels_old is not None and lightest != 0 and lightest <= residue:
             stats = _cluster_stats(xp, Xa, w, ids, labels, None, None)[0]
-            lightest = float(xp.min(stats[:, d]))
-        sums, weights = stats[:, :d], stats[:, d:]  # weights k x 1
+            weights = stats[:, d:]
+            lightest = float(xp.min(weights))
+        sums = stats[:, :d]
         if lightest == 0:
             weights = weights[:, 0]
             sums, weights = _relocate_empty(xp, Xc, sw, centers, labels, sums, weights)

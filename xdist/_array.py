@@ -407,5 +407,5 @@ from . import (  # noqa: E402
     _distribution,
     _indexing,
     _linear_algebra_functions,
-    _manipulation_functions,  # noqa: E402
+    _manipulation_functions,
 )
