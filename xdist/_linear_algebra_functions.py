@@ -416,9 +416,7 @@ def vecdot(x1: _array.Array, x2: _array.Array, /, *, axis: int = -1) -> _array.A
         # other axes NumPy's is much slower.
         layout = Layout(x1.shape[:-1], x1.split, x1.counts)
         block = x1._backend.xp.vecdot(x1._local, x2._local, axis=-1)
-        if not x1._backend.is_block(block):  # a NumPy scalar for 1-D operands
-            block = x1._backend.asarray(block)
-        return _array.Array._new(block, layout, x1._comm, x1._backend)
+        return _array.wrap_block(block, layout, x1)  # a NumPy scalar for 1-D operands
     from ._elementwise_functions import conj, multiply
     from ._statistical_functions import sum as _sum
 

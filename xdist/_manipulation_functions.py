@@ -117,8 +117,6 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     if split is not None:
         split -= sum(a < split for a in axes)
     local = x._backend.xp.squeeze(block, axis=axes)
-    if not x._backend.is_block(local):
-        local = x._backend.asarray(local)
     return _wrap(local, Layout(shape, split, layout.counts), x)
 
 

@@ -10,7 +10,6 @@ import numpy as np
 
 from .. import _array
 from .._dtypes import check_category
-from .._layout import Layout
 from .._validation import check_array
 
 Array = _array.Array
@@ -63,11 +62,7 @@ def split_on_matrix(x: Array) -> bool:
     return x.split is not None and x.split >= x.ndim - 2
 
 
-def wrap(block: Any, layout: Layout, like: Array) -> Array:
-    backend = like._backend
-    if not backend.is_block(block):  # some libraries return scalars for 0-d results
-        block = backend.asarray(block)
-    return Array._new(block, layout, like._comm, backend)
+wrap = _array.wrap_block
 
 
 def linalg_error(backend: Any) -> type[Exception]:
