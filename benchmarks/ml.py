@@ -127,9 +127,10 @@ def _kmeans_by_hand(X, centers, n_total: int, max_iter: int = 30):
     """xdist's k-means algorithm written by hand in NumPy + mpi4py on this rank's samples:
     the cost of the algorithm itself, without xdist. The same steps (centered ``[X, 1]``, one
     matmul per iteration, the argmin by whole-array passes over the transposed scores, the
-    statistics updated from the samples that changed cluster, the final assignment and the
-    inertia from its scores where that is accurate) and one allreduce per iteration
-    (statistics and count moved together)."""
+    statistics updated from the samples that changed cluster, selected by ``compress`` as
+    xdist's NumPy backend selects them, the final assignment and the inertia from its scores
+    where that is accurate) and one allreduce per iteration (statistics and count moved
+    together)."""
     import numpy as np
     from mpi4py import MPI
 
@@ -155,9 +156,9 @@ def _kmeans_by_hand(X, centers, n_total: int, max_iter: int = 30):
             part[:, :-1] = (ids == labels).astype(X.dtype) @ Xa
         else:
             changed = labels != old
-            pairs = (labels * k + old)[changed]
+            pairs = np.compress(changed, labels * k + old)  # compress: as xdist's backend
             delta = (ids == pairs // k).astype(X.dtype) - (ids == pairs % k)
-            part[:, :-1] = delta @ Xa[changed]
+            part[:, :-1] = delta @ np.compress(changed, Xa, axis=0)
             part[0, -1] = len(pairs)
         total = comm.allreduce(part)
         stats = stats + total[:, :-1]
