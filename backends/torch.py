@@ -228,7 +228,6 @@ class TorchBackend(BackendBase):
             return tensor
         return tensor.to(self.native_device(device), non_blocking=False)
 
-    # -- transport buffers (see BackendBase.to_buffer) -------------------------------------
     def select(self, block: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """On the CPU, ``index_select`` of the positions of the mask is up to 2.4x faster
         than Torch's boolean indexing of a contiguous block with more than one axis
@@ -244,6 +243,7 @@ class TorchBackend(BackendBase):
         rows = block.reshape((math.prod(mask.shape), *block.shape[mask.ndim :]))
         return torch.index_select(rows, 0, torch.nonzero(mask.reshape(-1)).reshape(-1))
 
+    # -- transport buffers (see BackendBase.to_buffer) -------------------------------------
     def is_c_contiguous(self, block: torch.Tensor) -> bool:
         return block.is_contiguous()
 

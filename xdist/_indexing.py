@@ -327,7 +327,7 @@ def _replicated_basic(x: _array.Array, items: tuple) -> _array.Array | None:
     """``x[items]`` for a replicated ``x`` and ints, ``None``, ``Ellipsis`` and slices of
     int bounds and a positive step (what every backend slices alike), by the library
     directly: the same view as the general path (an Ellipsis is appended so that NumPy gives
-    a 0-d array, not a scalar), in a third of its time. ``None`` where anything else is in
+    a 0-d array, not a scalar), in half its time. ``None`` where anything else is in
     the key or the library refuses it: the general path then raises xdist's error."""
     ellipsis = False
     for k in items:
