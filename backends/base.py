@@ -21,6 +21,16 @@ __all__ = ["STANDARD_DTYPES", "Backend", "BackendBase", "Device"]
 _LEADING_AXIS, _LEADING_LINES = 256, 4096
 _MOVED_AXIS, _MOVED_LINES = 16, 8192
 
+
+def many_short_lines(shape: tuple[int, ...], axis: int, leading: bool = False) -> bool:
+    """Whether a block of ``shape`` has enough lines along ``axis``, each short enough,
+    that whole-array passes beat the libraries' line-by-line searches and reductions (the
+    limits measured for ``arg_best``; ``leading``: the axis already first and contiguous)."""
+    most, lines = (_LEADING_AXIS, _LEADING_LINES) if leading else (_MOVED_AXIS, _MOVED_LINES)
+    k = shape[axis]
+    return 2 <= k <= most and math.prod(shape) >= k * lines
+
+
 # The standard's dtypes, as NumPy dtype objects (xdist's dtypes).
 STANDARD_DTYPES = tuple(
     np.dtype(name)
@@ -254,10 +264,7 @@ class BackendBase:
         if passes:
             k = shape[axis]
             leading = axis == 0 and self.is_c_contiguous(block)
-            most, lines = (
-                (_LEADING_AXIS, _LEADING_LINES) if leading else (_MOVED_AXIS, _MOVED_LINES)
-            )
-            passes = 2 <= k <= most and math.prod(shape) >= k * lines
+            passes = many_short_lines(shape, axis, leading)
         if not passes:
             found = (xp.argmax if want_max else xp.argmin)(block, axis=axis, keepdims=keepdims)
             return xp.astype(found, xp.int64) if found.dtype != xp.int64 else found

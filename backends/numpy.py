@@ -8,7 +8,7 @@ from typing import Any
 import array_api_compat.numpy as xp_numpy
 import numpy as np
 
-from .base import _MOVED_AXIS, _MOVED_LINES, STANDARD_DTYPES, BackendBase, Device
+from .base import STANDARD_DTYPES, BackendBase, Device, many_short_lines
 
 __all__ = ["NumPyBackend", "backend"]
 
@@ -66,11 +66,10 @@ class NumPyBackend(BackendBase):
         a transposing copy and a ``min`` over the first axis (vectorized across lines;
         float64 6x, int64 3x faster). So such blocks (the limits of ``arg_best``'s moved
         axis) are reduced that way; the result is exact either way (NaN propagates)."""
-        k = block.shape[-1] if block.ndim >= 2 else 0
         if (
-            axes == (block.ndim - 1,)
-            and 2 <= k <= _MOVED_AXIS
-            and block.size >= k * _MOVED_LINES
+            block.ndim >= 2
+            and axes == (block.ndim - 1,)
+            and many_short_lines(block.shape, -1)
             and block.dtype.kind in "iuf"
             and block.flags.c_contiguous
         ):

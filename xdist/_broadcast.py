@@ -16,7 +16,7 @@ from ._gathers import implicit_gather
 from ._layout import Layout
 from ._redistribute import redistribute_block
 
-__all__ = ["broadcast_shapes", "output_layout", "align_block"]
+__all__ = ["broadcast_shapes", "output_layout", "align_block", "as_is"]
 
 
 def broadcast_shapes(shapes: Sequence[tuple[int, ...]], func: str) -> tuple[int, ...]:
@@ -61,6 +61,22 @@ def output_layout(layouts: Sequence[Layout], out_shape: tuple[int, ...]) -> Layo
         return Layout.replicated(out_shape)
     out_axis = best.split + (len(out_shape) - best.ndim)  # type: ignore[operator]
     return Layout(out_shape, out_axis, best.counts)
+
+
+def as_is(layout: Layout, out: Layout) -> bool:
+    """Whether an operand of ``layout`` broadcasts against the output's local block as it is,
+    the case where ``align_block`` leaves it untouched: split like the output along the
+    same axis, or replicated with no axis, or length 1, along the output's split axis."""
+    if out.split is None:
+        return layout.split is None
+    axis = _axis_in(layout, out.ndim, out.split)
+    if layout.split is None:
+        return axis < 0 or layout.shape[axis] == 1
+    return (
+        layout.split == axis
+        and layout.counts == out.counts
+        and layout.shape[axis] == out.shape[out.split]
+    )
 
 
 def align_block(block: Any, layout: Layout, out: Layout, comm: Any, backend: Any, func: str) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _array
-from ._broadcast import align_block, broadcast_shapes, output_layout
+from ._broadcast import align_block, as_is, broadcast_shapes, output_layout
 from ._data_type_functions import promote_pair
 from ._dtypes import CATEGORIES, check_category
 from ._layout import Layout
@@ -177,28 +177,17 @@ def _make_unary(name: str, category: str):
 
 
 def _direct_layout(l1: Layout, l2: Layout) -> Layout | None:
-    """The result's layout where both blocks broadcast as they are: operands of one layout,
-    both replicated, or one replicated without an axis (or with length 1) along the other's
-    split axis. ``None`` where a block would be sliced, moved or gathered, or the shapes do
-    not broadcast: the general path does that and raises the errors."""
+    """The result's layout (the general path's) where both blocks broadcast as they are
+    (``as_is``: nothing to slice, move or gather); ``None`` otherwise, or where the shapes
+    do not broadcast: the general path does that and raises the errors."""
     if l1 is l2 or l1 == l2:
         return l1
     try:
         shape = broadcast_shapes([l1.shape, l2.shape], "")
     except ValueError:
         return None
-    if l1.split is None and l2.split is None:
-        return Layout.replicated(shape)
-    if l1.split is not None and l2.split is not None:
-        return None
-    split, other = (l1, l2) if l1.split is not None else (l2, l1)
-    axis = split.split + len(shape) - split.ndim  # type: ignore[operator]
-    if split.shape[split.split] != shape[axis]:  # type: ignore[index]
-        return None
-    at = axis - (len(shape) - other.ndim)
-    if at >= 0 and other.shape[at] != 1:
-        return None
-    return Layout(shape, axis, split.counts)
+    out = output_layout([l1, l2], shape)
+    return out if as_is(l1, out) and as_is(l2, out) else None
 
 
 def _same_context_same_dtype(name: str, kinds: str, x1: _array.Array, x2: _array.Array):
