@@ -122,6 +122,36 @@ class Backend(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceBuffer:
+    """A flat, contiguous device array handed to a CUDA-aware MPI as it is, and its backend.
+
+    The transport never converts ``data`` to NumPy: it slices it, passes it to MPI (mpi4py
+    reads ``__cuda_array_interface__`` or DLPack) and asks ``backend.empty_buffer`` for
+    receive buffers on the same device. ``backend.to_buffer`` makes one after synchronizing
+    the device, so MPI never reads memory that a kernel is still writing.
+    """
+
+    data: Any
+    backend: Any
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.backend.dtype_of(self.data)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.data.shape)
+
+    def flat(self) -> DeviceBuffer:
+        return DeviceBuffer(self.data.reshape(-1), self.backend)
+
+    def empty(self, n: int) -> DeviceBuffer:
+        """A flat receive buffer of ``n`` elements of this dtype on this buffer's device."""
+        return self.backend.empty_buffer(n, self.dtype, self)
+
+
+
 class BackendBase:
     """What every backend shares; a backend module adds only its library's deviations.
 
@@ -204,8 +234,6 @@ class BackendBase:
         """What the transport sends for ``block``: with a CUDA-aware MPI and a GPU block, a
         ``DeviceBuffer`` of the contiguous device array (device work synchronized first, so
         MPI never reads memory a kernel is still writing); otherwise ``to_host(block)``."""
-        from xdist._comm import DeviceBuffer
-
         device = self.device_of(block)
         if not cuda_aware or device.kind == "cpu":
             return self.to_host(block)
@@ -215,16 +243,12 @@ class BackendBase:
 
     def from_buffer(self, buf: Any, device: Device | None) -> Any:
         """A block on ``device`` from what the transport returned (host array or buffer)."""
-        from xdist._comm import DeviceBuffer
-
         if isinstance(buf, DeviceBuffer):
             return buf.data
         return self.from_host(buf, device)
 
     def empty_buffer(self, n: int, dtype: np.dtype, like: Any) -> Any:
         """A flat receive ``DeviceBuffer`` of ``n`` elements on ``like``'s device."""
-        from xdist._comm import DeviceBuffer
-
         return DeviceBuffer(self.empty((n,), dtype, self.device_of(like.data)), self)
 
     def device_contiguous(self, block: Any) -> Any:

@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from xdist._comm import DeviceBuffer
-from xdist.backends.base import Device
+from xdist.backends.base import Device, DeviceBuffer
 from xdist.backends.numpy import NumPyBackend
 
 GPU = Device("fakegpu", "cuda", 0)

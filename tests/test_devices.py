@@ -10,11 +10,12 @@ from fake_device import GPU, FakeGPUBackend
 from helpers import COMM, RANK, SIZE, distribute, random_array, uneven_counts
 
 import xdist
-from xdist import _mpi, _runtime
-from xdist._comm import SelfComm
+from xdist import _runtime
 from xdist._config import _env_flag
 from xdist._layout import Layout
-from xdist._redistribute import gather_block, redistribute_block
+from xdist._movement.redistribute import gather_block, redistribute_block
+from xdist._transport import mpi as _mpi
+from xdist._transport.comm import SelfComm
 from xdist.backends import Device, get_backend
 
 torch = pytest.importorskip("torch")

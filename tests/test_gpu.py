@@ -16,11 +16,12 @@ import pytest
 from helpers import COMM, RANK, SIZE, random_array
 
 import xdist
-from xdist import _mpi, _runtime
-from xdist._comm import DeviceBuffer
+from xdist import _runtime
 from xdist._layout import Layout
-from xdist._redistribute import gather_block, redistribute_block
+from xdist._movement.redistribute import gather_block, redistribute_block
+from xdist._transport import mpi as _mpi
 from xdist.backends import get_backend
+from xdist.backends.base import DeviceBuffer
 
 try:
     import torch

@@ -8,7 +8,8 @@ from fake_device import FakeGPUBackend, device_buffer
 from helpers import _COMMS, RANK, comm_params
 
 import xdist
-from xdist._comm import DeviceBuffer, ReduceOp, SelfComm
+from xdist._transport.comm import ReduceOp, SelfComm
+from xdist.backends.base import DeviceBuffer
 
 
 @comm_params

@@ -9,7 +9,6 @@ from __future__ import annotations
 from . import fft, linalg, special
 from ._array import Array
 from ._bincount import bincount
-from ._comm import Communicator, SelfComm, count_collectives
 from ._config import config_context, get_config, set_config
 from ._constants import e, inf, nan, newaxis, pi
 from ._creation_functions import *  # noqa: F403
@@ -31,18 +30,19 @@ from ._dtypes import (
     uint64,
 )
 from ._elementwise_functions import *  # noqa: F403
-from ._gathers import GatherWarning
 from ._indexing_functions import *  # noqa: F403
 from ._info import *  # noqa: F403
 from ._layout import Layout
 from ._linear_algebra_functions import *  # noqa: F403
 from ._manipulation_functions import *  # noqa: F403
 from ._median import median
+from ._movement.gathers import GatherWarning
 from ._runtime import backend_context, default_comm, set_backend, set_default_comm
 from ._searching_functions import *  # noqa: F403
 from ._set_functions import *  # noqa: F403
 from ._sorting_functions import *  # noqa: F403
 from ._statistical_functions import *  # noqa: F403
+from ._transport.comm import Communicator, SelfComm, count_collectives
 from ._utility_functions import *  # noqa: F403
 
 __array_api_version__ = "2024.12"

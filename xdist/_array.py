@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from . import _elementwise_functions as _ew
-from ._comm import Communicator
 from ._layout import Layout
+from ._transport.comm import Communicator
 
 __all__ = ["Array"]
 
@@ -144,7 +144,7 @@ class Array:
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         if copy is False:
             raise ValueError("__array__: a distributed array cannot be viewed without a copy")
-        from ._gathers import warn_gather
+        from ._movement.gathers import warn_gather
 
         warn_gather("__array__", self._layout, self.dtype, self._comm)
         out = self.to_numpy()

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._broadcast import align_block, broadcast_shapes, output_layout
 from ._layout import Layout
+from ._movement.broadcast import align_block, broadcast_shapes, output_layout
 
 __all__: list[str] = []
 

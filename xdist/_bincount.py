@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from ._array import Array
-from ._broadcast import output_layout
 from ._layout import Layout
-from ._redistribute import redistribute_block
+from ._movement.broadcast import output_layout
+from ._movement.redistribute import redistribute_block
 from ._validation import check_array, check_same_context
 
 __all__ = ["bincount"]

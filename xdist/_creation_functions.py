@@ -26,14 +26,14 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._comm import Communicator
 from ._config import get_config
 from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
-from ._gathers import implicit_gather
 from ._info import resolve_device
 from ._layout import Layout
-from ._redistribute import redistribute_block
+from ._movement.gathers import implicit_gather
+from ._movement.redistribute import redistribute_block
 from ._runtime import default_backend, default_comm
+from ._transport.comm import Communicator
 from ._validation import check_array, normalize_axis
 
 __all__ = [

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._comm import Communicator
 from ._layout import Layout
-from ._redistribute import gather_block, redistribute_block
+from ._movement.redistribute import gather_block, redistribute_block
 from ._runtime import default_backend, default_comm
+from ._transport.comm import Communicator
 from ._validation import check_array, normalize_axis
 
 __all__ = ["from_local", "resplit", "balance", "to_numpy", "scalar_value", "assign_inplace"]

@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._broadcast import broadcast_shapes
-from ._gathers import implicit_gather
 from ._layout import Layout
-from ._redistribute import exchange_boxes
+from ._movement.broadcast import broadcast_shapes
+from ._movement.gathers import implicit_gather
+from ._movement.redistribute import exchange_boxes
 
 __all__: list[str] = []
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from . import _array
 from ._array_indexing import agree, fetch, gather, normalize_block
-from ._broadcast import align_block, output_layout
 from ._layout import Layout
+from ._movement.broadcast import align_block, output_layout
 from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["take", "take_along_axis"]

@@ -51,10 +51,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _array
-from ._broadcast import broadcast_shapes
 from ._dtypes import check_category
 from ._layout import Layout, balanced_counts
-from ._redistribute import redistribute_block
+from ._movement.broadcast import broadcast_shapes
+from ._movement.redistribute import redistribute_block
 from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]

@@ -35,7 +35,12 @@ from ._manipulation_more import (
     tile,
     unstack,
 )
-from ._redistribute import exchange_boxes, gather_block, redistribute_block, slice_replicated
+from ._movement.redistribute import (
+    exchange_boxes,
+    gather_block,
+    redistribute_block,
+    slice_replicated,
+)
 from ._validation import check_array, check_same_context, normalize_axes, normalize_axis
 
 __all__ = [

@@ -32,9 +32,9 @@ import numpy as np
 
 from . import _array
 from ._array_indexing import fetch, store
-from ._gathers import implicit_gather
 from ._layout import Layout
-from ._redistribute import gather_block, redistribute_block
+from ._movement.gathers import implicit_gather
+from ._movement.redistribute import gather_block, redistribute_block
 
 __all__: list[str] = []
 

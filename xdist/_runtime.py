@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ._comm import Communicator, SelfComm
+from ._transport.comm import Communicator, SelfComm
 from .backends import Backend, Device, get_backend
 
 __all__ = [
@@ -43,7 +43,7 @@ def _make_world() -> Communicator:
     if choice != "world":
         raise ValueError(f"XDIST_COMM: expected 'world' or 'self', got {choice!r}")
     try:
-        from ._mpi import world
+        from ._transport.mpi import world
     except ImportError:  # no mpi4py, or no MPI library behind it: one process, no MPI
         return SelfComm()
     return world()

@@ -28,14 +28,14 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._comm import Communicator, ReduceOp
 from ._data_type_functions import result_type
 from ._distribution import resplit
 from ._dtypes import check_category, default_index
 from ._elementwise_functions import apply_elementwise
 from ._layout import Layout
-from ._redistribute import slice_replicated
+from ._movement.redistribute import slice_replicated
 from ._statistical_functions import plan_reduction, reduce_simple
+from ._transport.comm import Communicator, ReduceOp
 from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]

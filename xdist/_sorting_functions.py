@@ -48,7 +48,7 @@ import numpy as np
 from ._array import Array
 from ._dtypes import check_category
 from ._layout import Layout, balanced_counts
-from ._redistribute import redistribute_block
+from ._movement.redistribute import redistribute_block
 from ._validation import check_array, normalize_axis
 
 __all__ = ["argsort", "sort"]

@@ -28,9 +28,9 @@ import array_api_compat
 import numpy as np
 
 from . import _array
-from ._comm import ReduceOp
 from ._dtypes import as_dtype, check_category, default_int, float64
 from ._layout import Layout
+from ._transport.comm import ReduceOp
 from ._validation import check_array, normalize_axes, normalize_axis
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]

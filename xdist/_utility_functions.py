@@ -18,7 +18,7 @@ from ._dtypes import bool as _bool
 from ._dtypes import check_category
 from ._layout import Layout
 from ._manipulation_functions import concat
-from ._redistribute import exchange_boxes
+from ._movement.redistribute import exchange_boxes
 from ._statistical_functions import plan_reduction, reduce_simple
 from ._validation import check_array, normalize_axis
 

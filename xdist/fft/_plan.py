@@ -21,7 +21,7 @@ from typing import Any
 
 from .._array import Array
 from .._layout import Layout
-from .._redistribute import redistribute_block
+from .._movement.redistribute import redistribute_block
 from ._split_axis import transform_split_axis
 from ._steps import C2C, C2R, R2C, Step, run_local
 

@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from .._gathers import warn_gather
 from .._layout import Layout, balanced_counts
-from .._redistribute import redistribute_block
+from .._movement.gathers import warn_gather
+from .._movement.redistribute import redistribute_block
 from ._steps import C2R, INVERSE, Step, complex_of, real_of, run_local
 
 __all__ = ["transform_split_axis", "factor"]

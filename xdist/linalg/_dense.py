@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._broadcast import broadcast_shapes
 from .._dtypes import check_category
 from .._layout import Layout
-from .._redistribute import slice_replicated
+from .._movement.broadcast import broadcast_shapes
+from .._movement.redistribute import slice_replicated
 from .._validation import check_same_context
 from ._common import (
     Array,

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._gathers import implicit_gather
 from .._layout import Layout
-from .._redistribute import redistribute_block, slice_replicated
+from .._movement.gathers import implicit_gather
+from .._movement.redistribute import redistribute_block, slice_replicated
 from ._common import Array, agree, split_on_matrix, wrap
 
 __all__ = ["whole", "gathered", "place", "batch_layout", "align_to"]

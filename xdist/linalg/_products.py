@@ -13,12 +13,12 @@ from typing import Any
 from .. import _elementwise_functions as ew
 from .. import _manipulation_functions as manip
 from .. import _statistical_functions as stats
-from .._broadcast import broadcast_shapes
 from .._distribution import resplit
 from .._dtypes import as_dtype, check_category
-from .._gathers import warn_gather
 from .._layout import Layout
 from .._linear_algebra_functions import _check_pair
+from .._movement.broadcast import broadcast_shapes
+from .._movement.gathers import warn_gather
 from .._validation import check_array
 from ._common import Array, wrap
 

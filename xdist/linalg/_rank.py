@@ -16,9 +16,9 @@ import numpy as np
 from .. import _elementwise_functions as ew
 from .. import _manipulation_functions as manip
 from .. import _statistical_functions as stats
-from .._broadcast import broadcast_shapes
 from .._dtypes import check_category
 from .._linear_algebra_functions import matmul, matrix_transpose
+from .._movement.broadcast import broadcast_shapes
 from ._common import Array, check_matrices, real_dtype
 from ._tsqr import svd, svdvals
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ._comm import Communicator
-from ._config import get_config
-from ._layout import Layout
-from ._redistribute import gather_block
+from .._config import get_config
+from .._layout import Layout
+from .._transport.comm import Communicator
+from .redistribute import gather_block
 
 __all__ = ["GatherWarning", "implicit_gather", "warn_gather"]
 

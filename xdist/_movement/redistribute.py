@@ -26,8 +26,8 @@ from typing import Any
 import array_api_compat.numpy as _xp_numpy
 import numpy as np
 
-from ._comm import Communicator
-from ._layout import Layout
+from .._layout import Layout
+from .._transport.comm import Communicator
 
 __all__ = ["redistribute_block", "gather_block", "exchange_boxes", "slice_replicated"]
 

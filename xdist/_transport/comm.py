@@ -10,7 +10,6 @@ with plain copies, so xdist works on a machine with no MPI library at all.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -18,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from ..backends.base import DeviceBuffer
 
 __all__ = [
     "Communicator",
@@ -44,35 +45,6 @@ class ReduceOp:
     name: str
     record: int
     combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceBuffer:
-    """A flat, contiguous device array handed to a CUDA-aware MPI as it is, and its backend.
-
-    The transport never converts ``data`` to NumPy: it slices it, passes it to MPI (mpi4py
-    reads ``__cuda_array_interface__`` or DLPack) and asks ``backend.empty_buffer`` for
-    receive buffers on the same device. ``backend.to_buffer`` makes one after synchronizing
-    the device, so MPI never reads memory that a kernel is still writing.
-    """
-
-    data: Any
-    backend: Any
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.backend.dtype_of(self.data)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.data.shape)
-
-    def flat(self) -> DeviceBuffer:
-        return DeviceBuffer(self.data.reshape(-1), self.backend)
-
-    def empty(self, n: int) -> DeviceBuffer:
-        """A flat receive buffer of ``n`` elements of this dtype on this buffer's device."""
-        return self.backend.empty_buffer(n, self.dtype, self)
 
 
 def buffer_size(buf: Any) -> int:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._gathers import implicit_gather
-from ._layout import Layout
-from ._redistribute import redistribute_block
+from .._layout import Layout
+from .gathers import implicit_gather
+from .redistribute import redistribute_block
 
 __all__ = ["broadcast_shapes", "output_layout", "align_block", "as_is"]
 

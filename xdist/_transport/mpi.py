@@ -26,7 +26,8 @@ from functools import cache
 import numpy as np
 from mpi4py import MPI
 
-from ._comm import (
+from .._config import get_config
+from .comm import (
     DeviceBuffer,
     ReduceOp,
     _check_counts,
@@ -36,7 +37,6 @@ from ._comm import (
     check_op,
     exscan_identity,
 )
-from ._config import get_config
 
 __all__ = ["MPIComm", "cuda_aware", "library_cuda_support", "world"]
 
