@@ -13,7 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-__all__ = ["Layout", "balanced_counts"]
+import numpy as np
+
+__all__ = [
+    "Box",
+    "Layout",
+    "balanced_counts",
+    "inside",
+    "intersect",
+    "resolve",
+    "shifted",
+    "volume",
+]
 
 
 def balanced_counts(n: int, nranks: int) -> tuple[int, ...]:
@@ -109,10 +120,23 @@ class Layout:
         n = self.shape[self.split]
         if not 0 <= index < n:
             raise IndexError(f"Layout.owner: index {index} out of range for size {n}")
-        for rank, (start, count) in enumerate(zip(self.offsets, self.counts)):  # type: ignore[arg-type]
-            if start <= index < start + count:
-                return rank
-        raise AssertionError("unreachable: counts cover the axis")
+        return int(self.owners(np.asarray([index]))[0])
+
+    def owners(self, indices: np.ndarray) -> np.ndarray:
+        """The rank holding each global index of the split axis, vectorized (indices must be
+        in range; empty blocks own nothing; all 0 when replicated)."""
+        indices = np.asarray(indices, dtype=np.int64)
+        if self.split is None:
+            return np.zeros(indices.shape, dtype=np.int64)
+        ends = np.cumsum(np.asarray(self.counts, dtype=np.int64))
+        return np.searchsorted(ends, indices, side="right").astype(np.int64)
+
+    def origin(self, rank: int) -> list[int]:
+        """The global coordinates of the first element of ``rank``'s block."""
+        at = [0] * self.ndim
+        if self.split is not None:
+            at[self.split] = self.offsets[rank]
+        return at
 
     def with_shape(self, shape: tuple[int, ...], split: int | None) -> Layout:
         """The same per-rank counts on another shape (used by shape-preserving ops)."""
@@ -133,18 +157,50 @@ class Layout:
                 out.append((dst, dst, dbox))
                 continue
             for src in range(nranks):
-                box = _intersect(self.local_slice(src), dbox, self.shape)
+                box = intersect(self.local_slice(src), dbox, self.shape)
                 if box is not None:
                     out.append((src, dst, box))
         return out
 
 
-def _intersect(a: tuple[slice, ...], b: tuple[slice, ...], shape: tuple[int, ...]):
+# -- box geometry: a box is a tuple of slices of global (or block) coordinates -------------
+Box = tuple[slice, ...]
+
+
+def resolve(box: tuple[slice, ...], shape: tuple[int, ...]) -> Box:
+    """``box`` with explicit, clipped ``start``/``stop`` in an array of ``shape``."""
+    return tuple(slice(*s.indices(n)[:2]) for s, n in zip(box, shape))
+
+
+def intersect(a: tuple[slice, ...], b: tuple[slice, ...], shape: tuple[int, ...] | None = None):
+    """The common part of boxes ``a`` and ``b`` (resolved in ``shape`` when given), or
+    ``None`` when they do not meet."""
+    if shape is not None:
+        a, b = resolve(a, shape), resolve(b, shape)
     box = []
-    for sa, sb, n in zip(a, b, shape):
-        lo = max(sa.indices(n)[0], sb.indices(n)[0])
-        hi = min(sa.indices(n)[1], sb.indices(n)[1])
+    for sa, sb in zip(a, b):
+        lo, hi = max(sa.start, sb.start), min(sa.stop, sb.stop)
         if hi <= lo:
             return None
         box.append(slice(lo, hi))
     return tuple(box)
+
+
+def inside(inner: Box, outer: Box) -> bool:
+    """Whether resolved box ``inner`` lies within resolved box ``outer``."""
+    return all(o.start <= i.start and i.stop <= o.stop for i, o in zip(inner, outer))
+
+
+def shifted(box: Box, origin) -> Box:
+    """``box`` in the coordinates of a block whose first element is at ``origin`` (a box's
+    starts, or a sequence of ints)."""
+    starts = [o.start if isinstance(o, slice) else o for o in origin]
+    return tuple(slice(s.start - o, s.stop - o) for s, o in zip(box, starts))
+
+
+def volume(box: Box) -> int:
+    """The number of elements of a resolved box."""
+    n = 1
+    for s in box:
+        n *= max(s.stop - s.start, 0)
+    return n

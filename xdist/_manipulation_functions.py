@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._layout import Layout, _intersect
+from ._layout import Layout, intersect
 from ._manipulation_more import (
     _wrap,
     broadcast_arrays,
@@ -337,16 +337,16 @@ def _concat_moves(layout: Layout, out: Layout, axis: int, shift: int, me: int, n
     sends or receives; a replicated input serves every rank from itself."""
     moves = []
     if layout.split is None:
-        box = _intersect(_box(layout, me, axis, shift), _box(out, me, axis, 0), out.shape)
+        box = intersect(_box(layout, me, axis, shift), _box(out, me, axis, 0), out.shape)
         return [(me, me, box)] if box is not None else []
     mine = _box(layout, me, axis, shift)
     for dst in range(nranks):
-        box = _intersect(mine, _box(out, dst, axis, 0), out.shape)
+        box = intersect(mine, _box(out, dst, axis, 0), out.shape)
         if box is not None:
             moves.append((me, dst, box))
     target = _box(out, me, axis, 0)
     for src in range(nranks):
-        box = _intersect(_box(layout, src, axis, shift), target, out.shape)
+        box = intersect(_box(layout, src, axis, shift), target, out.shape)
         if box is not None and src != me:
             moves.append((src, me, box))
     return moves

@@ -26,21 +26,10 @@ from typing import Any
 import array_api_compat.numpy as _xp_numpy
 import numpy as np
 
-from .._layout import Layout
+from .._layout import Layout, shifted
 from .._transport.comm import Communicator
 
 __all__ = ["redistribute_block", "gather_block", "exchange_boxes", "slice_replicated"]
-
-
-def _shift(box: tuple[slice, ...], origin: Sequence[int]) -> tuple[slice, ...]:
-    return tuple(slice(s.start - o, s.stop - o) for s, o in zip(box, origin))
-
-
-def _origin(layout: Layout, rank: int) -> list[int]:
-    origin = [0] * layout.ndim
-    if layout.split is not None:
-        origin[layout.split] = layout.offsets[rank]
-    return origin
 
 
 def slice_replicated(block: Any, layout: Layout, rank: int) -> Any:
@@ -121,7 +110,7 @@ def exchange_boxes(
             n = int(np.prod([s.stop - s.start for s in box], dtype=np.int64))
             if src == me:
                 pieces[dst].append(
-                    xp.reshape(xp.astype(local[_shift(box, origin)], native, copy=False), (-1,))
+                    xp.reshape(xp.astype(local[shifted(box, origin)], native, copy=False), (-1,))
                 )
                 sendcounts[dst] += n
             if dst == me:
@@ -146,7 +135,7 @@ def exchange_boxes(
                 continue
             shape = tuple(s.stop - s.start for s in box)
             n = int(np.prod(shape, dtype=np.int64))
-            out[_shift(box, dst_origin_of[me])] = xp.reshape(
+            out[shifted(box, dst_origin_of[me])] = xp.reshape(
                 recv[cursor[src] : cursor[src] + n], shape
             )
             cursor[src] += n
@@ -167,9 +156,9 @@ def redistribute_block(
         return gather_block(block, src, comm, backend)
     moves = src.overlap(dst)
     return exchange_boxes(
-        [(block, moves, _origin(src, comm.rank))],
+        [(block, moves, src.origin(comm.rank))],
         [dst.local_shape(r) for r in range(comm.size)],
-        [_origin(dst, r) for r in range(comm.size)],
+        [dst.origin(r) for r in range(comm.size)],
         backend.dtype_of(block),
         comm,
         backend,

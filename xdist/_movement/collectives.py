@@ -1,0 +1,403 @@
+"""Collectives on blocks: the one place above the transport that talks to the communicator.
+
+Each idiom that several chapters use is named once here, and the chapter modules call these
+functions instead of the communicator (``tests/test_architecture.py`` keeps it so):
+
+- agree on a flag: ``any_rank`` / ``all_ranks``;
+- exact uneven layouts from local lengths: ``counts_from_local`` / ``layout_from_local``;
+- a block combined or copied with host staging: ``allreduce_block``, ``exscan_block``,
+  ``bcast_block``, ``allgather_block``, ``sendrecv_block``;
+- host arrays (records, counts) reduced or gathered: ``allreduce_host``, ``allgather_ints``,
+  ``allgather_host``;
+- several equally cut host arrays moved in one message: ``alltoallv_fields``,
+  ``allgather_fields``;
+- requests routed to the ranks that own what they name and answered: ``Route``,
+  ``route_to_owners``, ``ask_owners``;
+- neighbours: ``halo`` (the first elements of the following blocks) and ``shift_exchange``
+  (a block placed at displaced global ranges).
+
+A "block" is an array of the backend library (possibly on a GPU); "host" arrays are NumPy.
+Staging a block to the host and back is done here, so the device (and, with a CUDA-aware MPI,
+the device path) is handled in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._layout import Layout
+from .._transport.comm import Communicator, ReduceOp
+from .redistribute import exchange_boxes
+
+__all__ = [
+    "Route",
+    "all_ranks",
+    "allgather_block",
+    "allgather_fields",
+    "allgather_host",
+    "allgather_ints",
+    "allreduce_block",
+    "allreduce_host",
+    "any_rank",
+    "ask_owners",
+    "bcast_block",
+    "bcast_host",
+    "counts_from_local",
+    "exscan_block",
+    "exscan_host",
+    "halo",
+    "layout_from_local",
+    "route_to_owners",
+    "alltoallv_fields",
+    "alltoallv_host",
+    "sendrecv_block",
+    "shift_exchange",
+]
+
+
+# -- flags -------------------------------------------------------------------------------------
+def any_rank(flag: bool, comm: Communicator) -> bool:
+    """Whether ``flag`` holds on some rank (one ``allreduce``; none on one rank). Used to
+    agree on a data-dependent failure before anyone raises."""
+    if comm.size == 1:
+        return bool(flag)
+    return bool(comm.allreduce(np.array([bool(flag)]), "lor")[0])
+
+
+def all_ranks(flag: bool, comm: Communicator) -> bool:
+    """Whether ``flag`` holds on every rank (one ``allreduce``; none on one rank)."""
+    if comm.size == 1:
+        return bool(flag)
+    return bool(comm.allreduce(np.array([bool(flag)]), "land")[0])
+
+
+# -- layouts from local lengths ------------------------------------------------------------------
+def counts_from_local(n_local: int, comm: Communicator) -> tuple[int, ...]:
+    """Every rank's local length, in rank order (one allgather of one int; none on one rank)."""
+    if comm.size == 1:
+        return (int(n_local),)
+    return tuple(int(c) for c in comm.allgather_ints([int(n_local)])[:, 0])
+
+
+def layout_from_local(local_shape: Sequence[int], axis: int, comm: Communicator) -> Layout:
+    """The exact, possibly uneven layout split along ``axis`` whose block on this rank has
+    ``local_shape`` (the other axes are the same on every rank)."""
+    counts = counts_from_local(local_shape[axis], comm)
+    shape = list(local_shape)
+    shape[axis] = sum(counts)
+    return Layout(tuple(shape), axis, counts)
+
+
+# -- host arrays ---------------------------------------------------------------------------------
+def allreduce_host(buf: np.ndarray, op: str | ReduceOp, comm: Communicator) -> np.ndarray:
+    """``buf`` combined over the ranks with ``op`` (a builtin name or a record ``ReduceOp``)."""
+    return comm.allreduce(buf, op)
+
+
+def exscan_host(buf: np.ndarray, op: str, comm: Communicator) -> np.ndarray:
+    """The ``op``-combination of the ``buf`` of every rank before this one (the identity on
+    rank 0)."""
+    return comm.exscan(buf, op)
+
+
+def bcast_host(buf: np.ndarray, root: int, comm: Communicator) -> np.ndarray:
+    """``root``'s ``buf`` on every rank (the others pass a buffer of the same shape/dtype)."""
+    return comm.bcast(buf, root)
+
+
+def allgather_ints(values: Sequence[int], comm: Communicator) -> np.ndarray:
+    """A ``(p, len(values))`` int64 table: row r holds rank r's ``values``."""
+    return comm.allgather_ints(values)
+
+
+def allgather_host(buf: np.ndarray, counts: Sequence[int], comm: Communicator) -> np.ndarray:
+    """The flat host buffers of every rank (``counts[r]`` elements from rank r), in order."""
+    return comm.allgatherv(buf, [int(c) for c in counts])
+
+
+def alltoallv_host(
+    buf: np.ndarray, sendcounts: Sequence[int], recvcounts: Sequence[int], comm: Communicator
+) -> np.ndarray:
+    """``buf`` cut into ``sendcounts[q]`` elements for each rank q, in rank order; returns what
+    every rank sent here, ``recvcounts[q]`` elements from rank q, in rank order."""
+    return comm.alltoallv(buf, [int(c) for c in sendcounts], [int(c) for c in recvcounts])
+
+
+# -- blocks, staged through the host --------------------------------------------------------------
+def allreduce_block(block: Any, op: str | ReduceOp, comm: Communicator, backend: Any) -> Any:
+    """``block`` combined over the ranks with ``op``, on ``block``'s device."""
+    host = comm.allreduce(backend.to_host(block), op)
+    return backend.from_host(host, backend.device_of(block))
+
+
+def exscan_block(block: Any, op: str, comm: Communicator, backend: Any) -> Any:
+    """The ``op``-combination of the blocks of the ranks before this one, on ``block``'s
+    device (the identity on rank 0)."""
+    host = comm.exscan(backend.to_host(block), op)
+    return backend.from_host(host, backend.device_of(block))
+
+
+def bcast_block(
+    block: Any,
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+    root: int,
+    comm: Communicator,
+    backend: Any,
+    device: Any,
+) -> Any:
+    """``root``'s ``block`` (of ``shape`` and ``dtype``) on every rank, on ``device``; the
+    other ranks' ``block`` is ignored (it may be ``None``)."""
+    if comm.rank == root:
+        host = np.array(backend.to_host(block), copy=True).reshape(shape)
+    else:
+        host = np.empty(shape, dtype=dtype)
+    return backend.from_host(comm.bcast(host, root).reshape(shape), device)
+
+
+def allgather_block(
+    block: Any, counts: Sequence[int], comm: Communicator, backend: Any
+) -> np.ndarray:
+    """The flattened blocks of every rank (``counts[r]`` elements from rank r), in rank
+    order, as one host array."""
+    return comm.allgatherv(backend.to_host(block).reshape(-1), [int(c) for c in counts])
+
+
+def sendrecv_block(
+    block: Any,
+    dest: int,
+    shape: tuple[int, ...],
+    source: int,
+    comm: Communicator,
+    backend: Any,
+    device: Any,
+) -> Any:
+    """Send ``block`` to ``dest`` and receive a block of ``shape`` from ``source``."""
+    host = backend.to_host(block).reshape(-1)
+    recv = comm.sendrecv(host, dest, int(np.prod(shape, dtype=np.int64)), source)
+    return backend.from_host(recv.reshape(shape), device)
+
+
+# -- several equally cut host arrays in one message ------------------------------------------------
+def _packed(fields: Sequence[np.ndarray]) -> np.ndarray:
+    """Arrays of one length (any trailing shapes and dtypes) as one record array."""
+    if len(fields) == 1 and fields[0].ndim == 1:
+        return fields[0]
+    dtype = np.dtype([(f"f{i}", f.dtype, f.shape[1:]) for i, f in enumerate(fields)])
+    buf = np.empty(len(fields[0]), dtype)
+    for i, f in enumerate(fields):
+        buf[f"f{i}"] = f
+    return buf
+
+
+def _unpacked(buf: np.ndarray, like: Sequence[np.ndarray]) -> list[np.ndarray]:
+    if len(like) == 1 and like[0].ndim == 1:
+        return [buf]
+    # A copy, not ascontiguousarray: a field of one element keeps its record stride there.
+    return [buf[f"f{i}"].copy() for i in range(len(like))]
+
+
+def alltoallv_fields(
+    fields: Sequence[np.ndarray],
+    sendcounts: Sequence[int],
+    recvcounts: Sequence[int],
+    comm: Communicator,
+) -> list[np.ndarray]:
+    """One ``alltoallv`` moving several host arrays cut alike along their first axis
+    (``sendcounts`` rows to each rank; ``recvcounts`` rows from each)."""
+    got = alltoallv_host(_packed(fields), sendcounts, recvcounts, comm)
+    return _unpacked(got, fields)
+
+
+def allgather_fields(
+    fields: Sequence[np.ndarray], counts: Sequence[int], comm: Communicator
+) -> list[np.ndarray]:
+    """One ``allgatherv`` of several host arrays of one length (``counts[r]`` rows from r)."""
+    return _unpacked(allgather_host(_packed(fields), counts, comm), fields)
+
+
+# -- ask the owners and answer --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Route:
+    """Rows sent to the ranks that own them, and replies brought back in the rows' order.
+
+    ``order`` sorts this rank's rows by owner; ``sendcounts[q]`` rows go to rank q and
+    ``recvcounts[q]`` arrive from it.
+    """
+
+    order: np.ndarray
+    sendcounts: np.ndarray
+    recvcounts: np.ndarray
+    comm: Communicator
+
+    def forward(self, fields: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Each row of ``fields`` (host arrays, one row per request) at its owner: one
+        ``alltoallv``; the rows arrive grouped by source rank."""
+        return alltoallv_fields(
+            [f[self.order] for f in fields], self.sendcounts, self.recvcounts, self.comm
+        )
+
+    def back(self, replies: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The owners' ``replies`` (one row per received request, in arrival order) at the
+        ranks that asked, in the order of their rows: one ``alltoallv``."""
+        got = alltoallv_fields(replies, self.recvcounts, self.sendcounts, self.comm)
+        out = []
+        for g in got:
+            o = np.empty_like(g)
+            o[self.order] = g
+            out.append(o)
+        return out
+
+
+def route_to_owners(owners: np.ndarray, comm: Communicator, bad: bool = False) -> Route | None:
+    """The route of this rank's requests to ``owners`` (one rank per request), after one
+    ``alltoall`` of the counts that also agrees on ``bad``: ``None`` on every rank when some
+    rank saw a bad request (each then raises its error, and no data moves)."""
+    size = comm.size
+    owners = np.asarray(owners, dtype=np.int64)
+    sendcounts = np.bincount(owners, minlength=size) if not bad else np.zeros(size, np.int64)
+    meta = comm.alltoall_ints([v for q in range(size) for v in (int(sendcounts[q]), int(bad))])
+    if meta[:, 1].any():
+        return None
+    order = np.argsort(owners, kind="stable")
+    return Route(order, sendcounts, meta[:, 0].astype(np.int64), comm)
+
+
+def ask_owners(
+    keys: np.ndarray,
+    owners: np.ndarray,
+    answer: Callable[[np.ndarray], np.ndarray],
+    comm: Communicator,
+    bad: bool = False,
+) -> np.ndarray | None:
+    """Send every key (rows of a host array) to rank ``owners[i]``, which replies with
+    ``answer(keys it received)`` (one reply row per key); returns the replies in the order of
+    ``keys``, or ``None`` on every rank when some rank passed ``bad`` (agreed with the counts).
+
+    Messages: one ``alltoall`` of counts and flags, one ``alltoallv`` of the keys and one of
+    the replies.
+    """
+    route = route_to_owners(owners, comm, bad)
+    if route is None:
+        return None
+    (received,) = route.forward([keys])
+    (replies,) = route.back([np.asarray(answer(received))])
+    return replies
+
+
+# -- neighbours -----------------------------------------------------------------------------------
+def _axis_box(shape: Sequence[int], axis: int, lo: int, hi: int) -> tuple[slice, ...]:
+    full = [slice(0, n) for n in shape]
+    full[axis] = slice(lo, hi)
+    return tuple(full)
+
+
+def _axis_origin(ndim: int, axis: int, start: int) -> list[int]:
+    at = [0] * ndim
+    at[axis] = start
+    return at
+
+
+def halo(
+    block: Any,
+    layout: Layout,
+    halos: Sequence[tuple[int, int]],
+    comm: Communicator,
+    backend: Any,
+    device: Any,
+) -> Any:
+    """This rank's halo: the global range ``halos[rank]`` of the split axis (after its block).
+
+    When every halo lies in the next rank's block, one ``sendrecv`` shifts the first rows of
+    each block to the rank before; otherwise (empty or short blocks) one ``alltoallv`` brings
+    the range from whichever ranks hold it.
+    """
+    axis, me, size = layout.split, comm.rank, comm.size
+    ranges = [layout.local_range(r) for r in range(size)]
+    shape = list(layout.local_shape(me))
+    shape[axis] = halos[me][1] - halos[me][0]
+    if all(lo == hi or hi <= ranges[r + 1][1] for r, (lo, hi) in enumerate(halos)):
+        send = halos[me - 1][1] - halos[me - 1][0] if me > 0 else 0
+        key = [slice(None)] * layout.ndim
+        key[axis] = slice(0, send)
+        return sendrecv_block(
+            block[tuple(key)],
+            (me - 1) % size,
+            tuple(shape),
+            (me + 1) % size,
+            comm,
+            backend,
+            device,
+        )
+    moves = []
+    for dst, (lo, hi) in enumerate(halos):
+        for src, (slo, shi) in enumerate(ranges):
+            if (me in (src, dst)) and max(lo, slo) < min(hi, shi):
+                moves.append((src, dst, _axis_box(layout.shape, axis, max(lo, slo), min(hi, shi))))
+    dst_origins = [_axis_origin(layout.ndim, axis, lo) for lo, _ in halos]
+    dst_shapes = [
+        tuple(hi - lo if i == axis else m for i, m in enumerate(layout.shape)) for lo, hi in halos
+    ]
+    origin = _axis_origin(layout.ndim, axis, ranges[me][0])
+    return exchange_boxes(
+        [(block, moves, origin)],
+        dst_shapes,
+        dst_origins,
+        backend.dtype_of(block),
+        comm,
+        backend,
+        device,
+    )
+
+
+def _interval_moves(src: Sequence[tuple[int, int]], shift: int, dst, me: int):
+    """``(src_rank, dst_rank, (lo, hi))`` in destination coordinates for each overlap of a
+    source range moved by ``shift`` with a destination range, that this rank sends or
+    receives (each rank lists only its own; exchange_boxes needs no more)."""
+    moves = []
+    lo, hi = src[me][0] + shift, src[me][1] + shift
+    for rank, (dlo, dhi) in enumerate(dst):
+        if max(lo, dlo) < min(hi, dhi):
+            moves.append((me, rank, (max(lo, dlo), min(hi, dhi))))
+    dlo, dhi = dst[me]
+    for rank, (slo, shi) in enumerate(src):
+        lo, hi = max(slo + shift, dlo), min(shi + shift, dhi)
+        if rank != me and lo < hi:
+            moves.append((rank, me, (lo, hi)))
+    return moves
+
+
+def shift_exchange(
+    block: Any,
+    src: Sequence[tuple[int, int]],
+    shifts: Sequence[int],
+    out: Layout,
+    comm: Communicator,
+    backend: Any,
+    device: Any,
+) -> Any:
+    """This rank's block of ``out`` when every rank's ``block`` (global range ``src[rank]``
+    along ``out.split``, all of every other axis of ``out``) is placed at each displacement in
+    ``shifts``; ranges falling outside the axis are dropped. One ``alltoallv``."""
+    axis = out.split
+    dst = [out.local_range(r) for r in range(comm.size)]
+    sources = []
+    for shift in shifts:
+        moves = [
+            (s, d, _axis_box(out.shape, axis, *r))
+            for s, d, r in _interval_moves(src, shift, dst, comm.rank)
+        ]
+        sources.append((block, moves, _axis_origin(out.ndim, axis, src[comm.rank][0] + shift)))
+    return exchange_boxes(
+        sources,
+        [out.local_shape(r) for r in range(comm.size)],
+        [_axis_origin(out.ndim, axis, lo) for lo, _ in dst],
+        backend.dtype_of(block),
+        comm,
+        backend,
+        device,
+    )
