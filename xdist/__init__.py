@@ -6,14 +6,17 @@ ranks of an MPI communicator (or on one process, with no MPI at all).
 
 from __future__ import annotations
 
-from . import fft, linalg, special
+import sys as _sys
+
+from . import _indexing, fft, linalg, special
+from ._array import OPERATORS as _OPERATORS
 from ._array import Array
 from ._bincount import bincount
 from ._config import config_context, get_config, set_config
 from ._constants import e, inf, nan, newaxis, pi
 from ._creation_functions import *  # noqa: F403
 from ._data_type_functions import *  # noqa: F403
-from ._distribution import balance, from_local, resplit, to_numpy
+from ._distribution_functions import balance, from_local, resplit, to_numpy
 from ._dtypes import (
     bool,
     complex64,
@@ -30,6 +33,7 @@ from ._dtypes import (
     uint64,
 )
 from ._elementwise_functions import *  # noqa: F403
+from ._elementwise_functions import __all__ as _elementwise_names
 from ._indexing_functions import *  # noqa: F403
 from ._info import *  # noqa: F403
 from ._layout import Layout
@@ -46,3 +50,15 @@ from ._transport.comm import Communicator, SelfComm, count_collectives
 from ._utility_functions import *  # noqa: F403
 
 __array_api_version__ = "2024.12"
+
+# The functions behind Array's operators and methods (see xdist/_array.py).
+_OPERATORS.update({name: globals()[name] for name in _elementwise_names})
+_OPERATORS.update(
+    matmul=matmul,  # noqa: F405
+    matrix_transpose=matrix_transpose,  # noqa: F405
+    permute_dims=permute_dims,  # noqa: F405
+    to_numpy=to_numpy,
+    getitem=_indexing.getitem,
+    setitem=_indexing.setitem,
+    __array_namespace__=_sys.modules[__name__],
+)

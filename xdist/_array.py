@@ -13,11 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from . import _elementwise_functions as _ew
 from ._layout import Layout
+from ._movement.collectives import bcast_host
+from ._movement.gathers import warn_gather
+from ._movement.redistribute import redistribute_block
 from ._transport.comm import Communicator
 
-__all__ = ["Array"]
+__all__ = ["Array", "OPERATORS", "wrap_block"]
+
+# The functions behind the array's operators and methods, by the standard's name (plus
+# "getitem", "setitem", "to_numpy" and "__array_namespace__"). The namespace fills the table
+# when it is imported (xdist/__init__.py); the array itself knows no operation, as DTensor's
+# tensor dispatches through its op table, so this module imports nothing above it.
+OPERATORS: dict[str, Any] = {}
 
 _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
@@ -69,7 +77,7 @@ class Array:
     def T(self) -> Array:
         if self.ndim != 2:
             raise ValueError(f"Array.T: the array must be 2-D, got {self.ndim} dimensions")
-        return _manipulation_functions.permute_dims(self, (1, 0))
+        return OPERATORS["permute_dims"](self, (1, 0))
 
     @property
     def mT(self) -> Array:
@@ -77,7 +85,7 @@ class Array:
             raise ValueError(
                 f"Array.mT: the array must be at least 2-D, got {self.ndim} dimensions"
             )
-        return _linear_algebra_functions.matrix_transpose(self)
+        return OPERATORS["matrix_transpose"](self)
 
     # -- xdist's attributes ----------------------------------------------------------------
     @property
@@ -132,20 +140,16 @@ class Array:
                 f"__array_namespace__: unsupported api_version {api_version!r}; "
                 f"expected one of {_API_VERSIONS}"
             )
-        import xdist
-
-        return xdist
+        return OPERATORS["__array_namespace__"]
 
     def to_numpy(self) -> np.ndarray:
         """The whole array as a NumPy array on every rank: one ``allgatherv``, so every rank
         needs memory for the global array. Costly; meant for small results and tests."""
-        return _distribution.to_numpy(self)
+        return OPERATORS["to_numpy"](self)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         if copy is False:
             raise ValueError("__array__: a distributed array cannot be viewed without a copy")
-        from ._movement.gathers import warn_gather
-
         warn_gather("__array__", self._layout, self.dtype, self._comm)
         out = self.to_numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
@@ -186,7 +190,7 @@ class Array:
 
     # -- Python scalars (collective: every rank gets the owner's value) ---------------------
     def _scalar(self, kind: str) -> Any:
-        return _distribution.scalar_value(self, kind)
+        return _scalar_value(self, kind)
 
     def __bool__(self) -> bool:
         return bool(self._scalar("__bool__"))
@@ -209,10 +213,10 @@ class Array:
 
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key) -> Array:
-        return _indexing.getitem(self, key)
+        return OPERATORS["getitem"](self, key)
 
     def __setitem__(self, key, value) -> None:
-        _indexing.setitem(self, key, value)
+        OPERATORS["setitem"](self, key, value)
 
     def __iter__(self):
         if self.ndim == 0:
@@ -224,14 +228,14 @@ class Array:
     def _binary(self, other, name: str, reflected: bool = False):
         if not isinstance(other, (Array, bool, int, float, complex)):
             return NotImplemented
-        func = getattr(_ew, name)
+        func = OPERATORS[name]
         return func(other, self) if reflected else func(self, other)
 
     def _inplace(self, other, name: str) -> Array:
         result = self._binary(other, name)
         if result is NotImplemented:
             return NotImplemented
-        _distribution.assign_inplace(self, result, f"__i{name}__")
+        _assign_inplace(self, result, f"__i{name}__")
         return self
 
     def __add__(self, other):
@@ -365,31 +369,31 @@ class Array:
     def __matmul__(self, other):
         if not isinstance(other, Array):
             return NotImplemented
-        return _linear_algebra_functions.matmul(self, other)
+        return OPERATORS["matmul"](self, other)
 
     def __rmatmul__(self, other):
         if not isinstance(other, Array):
             return NotImplemented
-        return _linear_algebra_functions.matmul(other, self)
+        return OPERATORS["matmul"](other, self)
 
     def __imatmul__(self, other):
         result = self.__matmul__(other)
         if result is NotImplemented:
             return NotImplemented
-        _distribution.assign_inplace(self, result, "__imatmul__")
+        _assign_inplace(self, result, "__imatmul__")
         return self
 
     def __abs__(self) -> Array:
-        return _ew.abs(self)
+        return OPERATORS["abs"](self)
 
     def __neg__(self) -> Array:
-        return _ew.negative(self)
+        return OPERATORS["negative"](self)
 
     def __pos__(self) -> Array:
-        return _ew.positive(self)
+        return OPERATORS["positive"](self)
 
     def __invert__(self) -> Array:
-        return _ew.bitwise_invert(self)
+        return OPERATORS["bitwise_invert"](self)
 
 
 def wrap_block(local: Any, layout: Layout, like: Array) -> Array:
@@ -401,11 +405,28 @@ def wrap_block(local: Any, layout: Layout, like: Array) -> Array:
     return Array._new(local, layout, like._comm, backend)
 
 
-# Imported last, as these modules import this one (an import inside each method cost more
-# than reading a replicated element, which Lasso's descent does thousands of times).
-from . import (  # noqa: E402
-    _distribution,
-    _indexing,
-    _linear_algebra_functions,
-    _manipulation_functions,
-)
+def _scalar_value(x: Array, func: str) -> Any:
+    """The one element of ``x`` as a Python scalar, the same on every rank (collective)."""
+    layout = x._layout
+    if math.prod(layout.shape) != 1:
+        raise TypeError(
+            f"{func}: only arrays of one element convert to Python scalars, got shape {x.shape}"
+        )
+    if layout.split is None or x._comm.size == 1:  # the element is here: no message
+        return x._backend.to_host(x._local).reshape(()).item()
+    owner = layout.owner(0)
+    host = x._backend.to_host(x._local).reshape(-1)
+    buf = host.copy() if x._comm.rank == owner else np.empty(1, dtype=host.dtype)
+    return bcast_host(buf, owner, x._comm)[0].item()
+
+
+def _assign_inplace(x: Array, result: Array, func: str) -> None:
+    """Write ``result`` into ``x`` (an in-place operator): the shape and dtype of ``x`` stay."""
+    if result.shape != x.shape:
+        raise ValueError(
+            f"{func}: the result shape {result.shape} differs from the array's {x.shape}"
+        )
+    if result.dtype != x.dtype and not np.can_cast(result.dtype, x.dtype, "same_kind"):
+        raise TypeError(f"{func}: cannot store a {result.dtype} result in an array of {x.dtype}")
+    block = redistribute_block(result._local, result._layout, x._layout, x._comm, x._backend)
+    x._local[...] = block

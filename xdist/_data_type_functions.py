@@ -15,7 +15,6 @@ complex to real), so it agrees with the standard's table wherever the table has 
 from __future__ import annotations
 
 import builtins
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,13 +91,6 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     if out not in ALL_DTYPES:  # not reachable with standard dtypes; guards NumPy changes
         raise TypeError(f"result_type: {arrays_and_dtypes} promote to {out}, not a standard dtype")
     return out
-
-
-@functools.cache
-def promote_pair(d1: np.dtype, d2: np.dtype) -> np.dtype:
-    """``result_type`` of two of the standard's dtypes, remembered: the elementwise functions
-    ask it on every call, with a handful of distinct pairs in a program."""
-    return result_type(d1, d2)
 
 
 def can_cast(from_: Any, to: Any, /) -> builtins.bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .backends.base import STANDARD_DTYPES
@@ -80,3 +82,13 @@ def as_dtype(dtype: object, func: str, name: str = "dtype") -> np.dtype:
 def check_category(dtype: np.dtype, category: str, func: str, name: str = "x") -> None:
     if dtype.kind not in CATEGORIES[category]:
         raise TypeError(f"{func}: {name} must have a {category} dtype, got {dtype}")
+
+
+@functools.cache
+def promote_pair(d1: np.dtype, d2: np.dtype) -> np.dtype:
+    """The standard's promotion of two of its dtypes, remembered: the elementwise functions
+    ask it on every call, with a handful of distinct pairs in a program."""
+    out = np.result_type(d1, d2)
+    if out not in ALL_DTYPES:  # not reachable with standard dtypes; guards NumPy changes
+        raise TypeError(f"result_type: {d1} and {d2} promote to {out}, not a standard dtype")
+    return out

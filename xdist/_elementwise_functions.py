@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _array
-from ._data_type_functions import promote_pair
-from ._dtypes import CATEGORIES, check_category
+from ._dtypes import CATEGORIES, check_category, promote_pair
 from ._layout import Layout
 from ._movement.broadcast import align_block, as_is, broadcast_shapes, output_layout
 from ._validation import check_same_context, same_context

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _array
 from ._data_type_functions import result_type
-from ._distribution import resplit
+from ._distribution_functions import resplit
 from ._dtypes import check_category, default_index
 from ._elementwise_functions import apply_elementwise
 from ._layout import Layout

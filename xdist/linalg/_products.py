@@ -13,7 +13,7 @@ from typing import Any
 from .. import _elementwise_functions as ew
 from .. import _manipulation_functions as manip
 from .. import _statistical_functions as stats
-from .._distribution import resplit
+from .._distribution_functions import resplit
 from .._dtypes import as_dtype, check_category
 from .._layout import Layout
 from .._linear_algebra_functions import _check_pair

@@ -15,7 +15,7 @@ from ._runtime import default_backend, default_comm
 from ._transport.comm import Communicator
 from ._validation import check_array, normalize_axis
 
-__all__ = ["from_local", "resplit", "balance", "to_numpy", "scalar_value", "assign_inplace"]
+__all__ = ["from_local", "resplit", "balance", "to_numpy"]
 
 
 def from_local(
@@ -87,30 +87,3 @@ def to_numpy(x: _array.Array) -> np.ndarray:
     """The whole array as NumPy on every rank: one allgather; memory of the global array."""
     check_array(x, "to_numpy")
     return x._backend.to_host(gather_block(x._local, x._layout, x._comm, x._backend))
-
-
-def scalar_value(x: _array.Array, func: str) -> Any:
-    """The one element of ``x`` as a Python scalar, the same on every rank (collective)."""
-    layout = x._layout
-    if math.prod(layout.shape) != 1:
-        raise TypeError(
-            f"{func}: only arrays of one element convert to Python scalars, got shape {x.shape}"
-        )
-    if layout.split is None or x._comm.size == 1:  # the element is here: no message
-        return x._backend.to_host(x._local).reshape(()).item()
-    owner = x._layout.owner(0)
-    host = x._backend.to_host(x._local).reshape(-1)
-    buf = host.copy() if x._comm.rank == owner else np.empty(1, dtype=host.dtype)
-    return x._comm.bcast(buf, owner)[0].item()
-
-
-def assign_inplace(x: _array.Array, result: _array.Array, func: str) -> None:
-    """Write ``result`` into ``x`` (an in-place operator): the shape and dtype of ``x`` stay."""
-    if result.shape != x.shape:
-        raise ValueError(
-            f"{func}: the result shape {result.shape} differs from the array's {x.shape}"
-        )
-    if result.dtype != x.dtype and not np.can_cast(result.dtype, x.dtype, "same_kind"):
-        raise TypeError(f"{func}: cannot store a {result.dtype} result in an array of {x.dtype}")
-    block = redistribute_block(result._local, result._layout, x._layout, x._comm, x._backend)
-    x._local[...] = block
