@@ -1,15 +1,15 @@
 """xdist's own distribution functions: building arrays from blocks, moving them between
-layouts, and leaving the distributed world (Python scalars, NumPy copies)."""
+layouts, and a whole NumPy copy."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from . import _array
 from ._layout import Layout
+from ._movement.collectives import allgather_ints
 from ._movement.redistribute import gather_block, redistribute_block
 from ._runtime import default_backend, default_comm
 from ._transport.comm import Communicator
@@ -37,7 +37,7 @@ def from_local(
     if ndim == 0:
         raise ValueError("from_local: a 0-d block cannot be split")
     axis = normalize_axis(split, ndim, "from_local", "split")
-    info = comm.allgather_ints([ndim, *block.shape, *([0] * (32 - ndim))])
+    info = allgather_ints([ndim, *block.shape, *([0] * (32 - ndim))], comm)
     if np.any(info[:, 0] != ndim):
         raise ValueError(
             f"from_local: blocks differ in number of dimensions: {info[:, 0].tolist()}"
