@@ -17,7 +17,9 @@ from ._layout import Layout
 from ._movement.collectives import bcast_host
 from ._movement.gathers import warn_gather
 from ._movement.redistribute import redistribute_block
+from ._runtime import default_comm
 from ._transport.comm import Communicator
+from .backends import get_backend
 
 __all__ = ["Array", "OPERATORS", "wrap_block"]
 
@@ -143,16 +145,35 @@ class Array:
         return OPERATORS["__array_namespace__"]
 
     def to_numpy(self) -> np.ndarray:
-        """The whole array as a NumPy array on every rank: one ``allgatherv``, so every rank
-        needs memory for the global array. Costly; meant for small results and tests."""
+        """The whole array as a new NumPy array on every rank: one ``allgatherv``, so every
+        rank needs memory for the global array. Costly; meant for small results and tests.
+        Always a copy: writing to it never changes ``self``."""
         return OPERATORS["to_numpy"](self)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         if copy is False:
             raise ValueError("__array__: a distributed array cannot be viewed without a copy")
         warn_gather("__array__", self._layout, self.dtype, self._comm)
-        out = self.to_numpy()
+        out = self.to_numpy()  # a new array: np.asarray(x, copy=True) is a real copy
         return out if dtype is None else out.astype(dtype, copy=False)
+
+    # -- copies and pickling ----------------------------------------------------------------
+    def __copy__(self) -> Array:
+        """A collective copy: every rank copies its block; same layout, no message."""
+        local = self._backend.xp.asarray(self._local, copy=True)
+        return Array._new(local, self._layout, self._comm, self._backend)
+
+    def __deepcopy__(self, memo: dict) -> Array:
+        return self.__copy__()
+
+    def __reduce__(self):
+        """Pickling is per rank: each rank pickles its own block with the layout, its rank and
+        the rank count (a checkpoint of the rank's part, no message). Unpickling needs the same
+        rank count and rank in the default communicator, and the same backend; to save or send
+        the whole array, pickle ``x.to_numpy()`` (a gather) instead."""
+        host = np.array(self._backend.to_host(self._local), copy=True)
+        state = (self._backend.name, host, self._layout, self._comm.rank, self._comm.size)
+        return (_unpickle_block, state)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         if self.split is not None and self._comm.size > 1:
@@ -430,3 +451,18 @@ def _assign_inplace(x: Array, result: Array, func: str) -> None:
         raise TypeError(f"{func}: cannot store a {result.dtype} result in an array of {x.dtype}")
     block = redistribute_block(result._local, result._layout, x._layout, x._comm, x._backend)
     x._local[...] = block
+
+
+def _unpickle_block(backend_name: str, host: np.ndarray, layout: Layout, rank: int, size: int):
+    """The array of a pickled rank's block (see ``Array.__reduce__``), on the default
+    communicator."""
+    comm = default_comm()
+    if (comm.rank, comm.size) != (rank, size):
+        raise ValueError(
+            f"unpickling an xdist.Array: it was pickled by rank {rank} of {size} and is loaded "
+            f"by rank {comm.rank} of {comm.size}; a pickled Array holds one rank's block, so "
+            "load it at the same rank count (pickle x.to_numpy() to move a whole array)"
+        )
+    backend = get_backend(backend_name)
+    local = backend.from_host(host, backend.default_device())
+    return Array._new(local, layout, comm, backend)

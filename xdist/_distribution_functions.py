@@ -84,6 +84,10 @@ def _relayout(x: _array.Array, target: Layout) -> _array.Array:
 
 
 def to_numpy(x: _array.Array) -> np.ndarray:
-    """The whole array as NumPy on every rank: one allgather; memory of the global array."""
+    """The whole array as a new NumPy array on every rank: one allgather; memory of the
+    global array. Always a copy (a replicated array, or one rank, copies its block)."""
     check_array(x, "to_numpy")
-    return x._backend.to_host(gather_block(x._local, x._layout, x._comm, x._backend))
+    host = x._backend.to_host(gather_block(x._local, x._layout, x._comm, x._backend))
+    if x._layout.split is None or x._comm.size == 1:  # the host array may be the block itself
+        host = np.array(host, copy=True)
+    return host
