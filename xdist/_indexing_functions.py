@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._array_indexing import agree, fetch, gather, normalize_block
+from ._indexing.integer_arrays import agree, fetch, gather, normalize_block
 from ._layout import Layout
 from ._movement.broadcast import align_block, output_layout
 from ._validation import check_array, check_same_context, normalize_axis

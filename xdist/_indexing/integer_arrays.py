@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _array
-from ._layout import Layout
-from ._movement.broadcast import align_block, broadcast_shapes, output_layout
+from .. import _array
+from .._layout import Layout
+from .._movement.broadcast import align_block, broadcast_shapes, output_layout
 
 __all__: list[str] = []
 
@@ -284,7 +284,7 @@ class Plan:
 
 def plan_key(x: _array.Array, key: Any, func: str, allow_none: bool = True) -> Plan:
     """Read and check an integer-array key before any message."""
-    from ._indexing import _as_int, _check_slice, _short
+    from . import _as_int, _check_slice, _short
 
     items = list(key) if isinstance(key, tuple) else [key]
     checked: list[Any] = []
@@ -360,7 +360,7 @@ def has_index_array(key: Any) -> bool:
 # -- getitem -----------------------------------------------------------------------------------
 def getitem_arrays(x: _array.Array, key: Any) -> _array.Array:
     """``x[key]`` for a key with integer arrays (see the module docstring)."""
-    from ._indexing import getitem
+    from . import getitem
 
     plan = plan_key(x, key, "__getitem__")
     y = x if plan.trivial_basic else getitem(x, plan.basic)
@@ -406,7 +406,7 @@ def setitem_arrays(x: _array.Array, key: Any, value: Any) -> None:
     """``x[key] = value`` for a key with integer arrays: ``value`` broadcast to ``x[key]``'s
     shape; each element is written by the rank that owns it. With repeated indices, which
     write wins is unspecified."""
-    from ._indexing import _check_value, _fetch, _local_key, _rank_positions, _wanted
+    from . import _check_value, _fetch, _local_key, _rank_positions, _wanted
 
     func = "__setitem__"
     plan = plan_key(x, key, func, allow_none=False)

@@ -35,11 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _array
-from ._layout import Layout
-from ._movement.broadcast import broadcast_shapes
-from ._movement.gathers import implicit_gather
-from ._movement.redistribute import exchange_boxes
+from .. import _array
+from .._layout import Layout
+from .._movement.broadcast import broadcast_shapes
+from .._movement.gathers import implicit_gather
+from .._movement.redistribute import exchange_boxes
 
 __all__: list[str] = []
 
@@ -290,12 +290,12 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
         key = host_keys(x, key)
         mask = _mask_key(key, x.ndim)
         if mask is not None:
-            from ._mask_indexing import getitem_mask
+            from .masks import getitem_mask
 
             return getitem_mask(x, mask)
         kind = _key_kind(key, x.ndim, "__getitem__")  # raises for a misplaced mask
     if kind == "array":
-        from ._array_indexing import getitem_arrays
+        from .integer_arrays import getitem_arrays
 
         return getitem_arrays(x, key)
     layout, comm, backend = x._layout, x._comm, x._backend
@@ -465,12 +465,12 @@ def setitem(x: _array.Array, key: Any, value: Any) -> None:
     key = host_keys(x, key)
     kind = _key_kind(key, x.ndim, "__setitem__")
     if kind == "mask":
-        from ._mask_indexing import setitem_mask
+        from .masks import setitem_mask
 
         setitem_mask(x, _mask_key(key, x.ndim), value)
         return
     if kind == "array":
-        from ._array_indexing import setitem_arrays
+        from .integer_arrays import setitem_arrays
 
         setitem_arrays(x, key, value)
         return

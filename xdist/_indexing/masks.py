@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _array
-from ._array_indexing import fetch, store
-from ._layout import Layout
-from ._movement.gathers import implicit_gather
-from ._movement.redistribute import gather_block, redistribute_block
+from .. import _array
+from .._layout import Layout
+from .._movement.gathers import implicit_gather
+from .._movement.redistribute import gather_block, redistribute_block
+from .integer_arrays import fetch, store
 
 __all__: list[str] = []
 
@@ -175,7 +175,7 @@ def _interleaved(x: _array.Array, mask: _array.Array, sel: Any, xp: Any) -> _arr
 # -- setitem ---------------------------------------------------------------------------------
 def setitem_mask(x: _array.Array, mask: _array.Array, value: Any) -> None:
     """``x[mask] = value``: see the module docstring for what communicates."""
-    from ._indexing import _check_value, _fetch, setitem
+    from . import _check_value, _fetch, setitem
 
     func = "__setitem__"
     _check_mask(x, mask, func)
@@ -232,7 +232,7 @@ def _rest_box(v: Any, rest: tuple, out_axis: int | None, layout: Layout, q: int)
 
 def _rows(x: _array.Array, mblock: Any, value: _array.Array, whole: bool) -> Any:
     """The rows of ``value`` (one per selected element) that this rank writes, in order."""
-    from ._indexing import _fetch
+    from . import _fetch
 
     comm, backend = x._comm, x._backend
     s, m = x.split, mblock.ndim
