@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _array
-from ._layout import Layout, intersect
-from ._manipulation_more import (
+from .. import _array
+from .._layout import Layout, intersect
+from .joining import (
     _wrap,
     broadcast_arrays,
     broadcast_shapes,
@@ -35,13 +35,13 @@ from ._manipulation_more import (
     tile,
     unstack,
 )
-from ._movement.redistribute import (
+from .._movement.redistribute import (
     exchange_boxes,
     gather_block,
     redistribute_block,
     slice_replicated,
 )
-from ._validation import check_array, check_same_context, normalize_axes, normalize_axis
+from .._validation import check_array, check_same_context, normalize_axes, normalize_axis
 
 __all__ = [
     "broadcast_arrays",

@@ -33,13 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from . import _array
-from ._layout import Layout
-from ._movement.broadcast import align_block, output_layout
-from ._movement.broadcast import broadcast_shapes as _broadcast_shapes
-from ._movement.gathers import implicit_gather
-from ._movement.redistribute import exchange_boxes, redistribute_block
-from ._validation import check_array, check_same_context, normalize_axes, normalize_axis
+from .. import _array
+from .._layout import Layout
+from .._movement.broadcast import align_block, output_layout
+from .._movement.broadcast import broadcast_shapes as _broadcast_shapes
+from .._movement.gathers import implicit_gather
+from .._movement.redistribute import exchange_boxes, redistribute_block
+from .._validation import check_array, check_same_context, normalize_axes, normalize_axis
 
 __all__ = [
     "broadcast_arrays",
