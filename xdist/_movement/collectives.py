@@ -44,11 +44,13 @@ __all__ = [
     "allreduce_host",
     "any_rank",
     "ask_owners",
+    "back_block",
     "bcast_block",
     "bcast_host",
     "counts_from_local",
     "exscan_block",
     "exscan_host",
+    "forward_block",
     "halo",
     "layout_from_local",
     "route_to_owners",
@@ -401,3 +403,18 @@ def shift_exchange(
         backend,
         device,
     )
+
+
+# -- blocks along a route (added for indexing: rows of values sent to owners and back) ------------
+def forward_block(route: Route, block: Any, backend: Any, device: Any) -> Any:
+    """Each row of ``block`` (one row per request of ``route``) at its owner, on ``device``:
+    one ``alltoallv``; the rows arrive grouped by source rank, as ``route.forward``'s do."""
+    (host,) = route.forward([backend.to_host(block)])
+    return backend.from_host(host, device)
+
+
+def back_block(route: Route, block: Any, backend: Any, device: Any) -> Any:
+    """The owners' replies ``block`` (one row per received request, in arrival order) at the
+    ranks that asked, in the order of their requests, on ``device``: one ``alltoallv``."""
+    (host,) = route.back([backend.to_host(block)])
+    return backend.from_host(host, device)
