@@ -12,8 +12,8 @@ possibly uneven counts, and an ``inverse_indices`` laid out as ``x``:
    one record per run of equal values (value, first index, count); a local inverse maps each
    element to its record. Many duplicates (class labels) shrink to a few records here.
 2. One ``allgather`` of the record counts, then the sample sort of the records by
-   (value, first index) (``_sorting_functions.sample_sort``: samples, cuts, one
-   ``alltoallv``). The ranks' shares of the sorted records stay as the sort leaves them.
+   (value, first index) (``_ops.sample_sort``: samples, cuts, one ``alltoallv``). The
+   ranks' shares of the sorted records stay as the sort leaves them.
 3. Runs across ranks: one ``allgatherv`` of each non-empty rank's last value (at most ``p``
    values) tells a rank whether its first record continues a run; one ``allgather`` of three
    ints per rank (runs starting here, elements counted here, elements before the first start)
@@ -30,9 +30,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._array import Array
+from ._creation_functions import full_like
+from ._data_type_functions import astype, result_type
 from ._dtypes import check_category
+from ._elementwise_functions import equal, not_equal
 from ._layout import Layout
-from ._sorting_functions import sample_sort, send_back
+from ._movement.collectives import allgather_block, allgather_ints, counts_from_local
+from ._ops.sample_sort import sample_sort, send_back
+from ._searching_functions import searchsorted
 from ._validation import check_array, check_same_context
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
@@ -89,16 +94,11 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     and layout. ``unique_values(x2)`` makes the set, sorted (and split when ``x2`` is); a
     value is in it when its left and right ``searchsorted`` positions differ (two searches,
     routed to the owners of the set's blocks). ``x2`` is never gathered."""
-    from ._elementwise_functions import equal, not_equal
-    from ._searching_functions import searchsorted
-
     x1, x2 = _isin_operands(x1, x2)
     if not isinstance(invert, bool):
         raise TypeError(f"isin: invert must be a bool, got {invert!r}")
     values = unique_values(x2)
     if values.shape[0] == 0:
-        from ._creation_functions import full_like
-
         return full_like(x1, invert, dtype=np.dtype(bool))
     left = searchsorted(values, x1, side="left")
     right = searchsorted(values, x1, side="right")
@@ -119,8 +119,6 @@ def _isin_operands(x1: Any, x2: Any) -> tuple[Array, Array]:
             raise TypeError(f"isin: {name} must be an integer array or a Python int, got {value!r}")
     if isinstance(x1, Array) and isinstance(x2, Array):
         check_same_context([(x1, "x1"), (x2, "x2")], "isin")
-        from ._data_type_functions import astype, result_type
-
         dtype = result_type(x1.dtype, x2.dtype)
         return astype(x1, dtype), astype(x2, dtype)
     like = x1 if isinstance(x1, Array) else x2
@@ -210,7 +208,7 @@ def _unique_split(x, values, first, cnt, inv, indices, inverse, counts) -> tuple
     """Steps 2-4 for a split ``x``: the result layout and this rank's blocks."""
     xp, comm, backend = x._backend.xp, x._comm, x._backend
     me = comm.rank
-    records = comm.allgather_ints([values.shape[0]])[:, 0].tolist()
+    records = counts_from_local(values.shape[0], comm)
     split = x._layout.split
     res = sample_sort(
         values[None, :],
@@ -225,8 +223,9 @@ def _unique_split(x, values, first, cnt, inv, indices, inverse, counts) -> tuple
     )
     merged, held = res.values, res.held[:, 0]
     # Step 3: does my first record continue the run of the last non-empty rank before me?
-    last = backend.to_host(merged[merged.shape[0] - 1 :])
-    lasts = comm.allgatherv(last, [1 if h else 0 for h in held])
+    lasts = allgather_block(
+        merged[merged.shape[0] - 1 :], [1 if h else 0 for h in held], comm, backend
+    )
     before = int(np.count_nonzero(held[:me]))
     head = None
     if before and merged.shape[0]:
@@ -242,7 +241,7 @@ def _unique_split(x, values, first, cnt, inv, indices, inverse, counts) -> tuple
         head_count = int(ahead[starts[0]]) if nstarts else -1
     else:
         here, head_count = 0, -1
-    info = comm.allgather_ints([nstarts, here, head_count])
+    info = allgather_ints([nstarts, here, head_count], comm)
     runs = info[:, 0]
     out = Layout((int(runs.sum()),), 0, tuple(int(r) for r in runs))
     blocks: list[Any] = [xp.take(merged, starts, axis=0), None, None, None]

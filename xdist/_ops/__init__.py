@@ -1,0 +1,1 @@
+"""Operation families: the distributed algorithms that chapter modules call."""
