@@ -18,7 +18,7 @@ from helpers import (
 
 import xdist
 from xdist import Layout
-from xdist._linear_algebra_functions import Cost, choose_plan, move_cost
+from xdist._ops.matmul_plan import Cost, choose_plan, move_cost
 
 SHAPES = [
     ((7, 5), (5, 3)),

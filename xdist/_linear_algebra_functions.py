@@ -4,57 +4,35 @@ and ``vecdot``.
 ``matrix_transpose`` swaps the last two axes of each block: no message, the split axis moves
 with its data (counts unchanged).
 
-``matmul`` promotes 1-D operands (``(k,)`` to ``(1, k)`` for ``x1``, ``(k, 1)`` for ``x2``), so
-that ``x1`` is ``(..., m, k)``, ``x2`` is ``(..., k, n)`` and the result ``(..., m, n)``, the
-batch dimensions ``...`` broadcast; a dimension added by promotion is removed at the end.
-A plan says which layout each operand must have for one local ``matmul`` of the blocks to
-give this rank's block of the result:
-
-====  =============================  ============================  ==========================
-plan  x1 must be                     x2 must be                    result
-====  =============================  ============================  ==========================
-N     whole                          whole                         replicated
-R     split on m                     whole                         split on m (x1's counts)
-C     whole                          split on n                    split on n (x2's counts)
-B     split on batch axis j (whole   split on batch axis j (whole  split on j
-      where it broadcasts along j)   where it broadcasts along j)
-K     split on k, counts c           split on k, the same counts   partial sums, then ONE
-                                                                   allreduce: replicated
-====  =============================  ============================  ==========================
-
-Every plan is feasible for any input layouts: an operand is brought to the layout the plan
-needs by ``redistribute_block`` (same layout or replicated source: free, a local slice at
-most; to whole: one allgather; to another split: one all-to-all of what changes owner).
-
-Cost model, from global metadata only so that every rank picks the same plan: the elements
-received by the busiest rank to move both operands, plus the result's size for K's
-allreduce. Ties go to fewer collective calls, then to fewer operands changing layout (so a
-plan that uses the operands as they are wins, also on one rank), then to table order.
-Candidates: N; R and C with the counts of an operand already split there (else balanced;
-never along a dimension added by promotion); B for each batch axis an operand is split on,
-with its counts; K with the counts of either operand's split on k, and balanced counts.
+``matmul`` promotes 1-D operands (``(k,)`` to ``(1, k)`` for ``x1``, ``(k, 1)`` for ``x2``),
+asks the planner (``_ops/matmul_plan.py``) which layouts the operands must have for one local
+``matmul`` of the blocks to give this rank's block of the result (or, for a plan split on the
+contracted axis, partial sums added by one ``allreduce``), brings them there with
+``redistribute_block``, and removes the dimensions added by promotion.
 
 ``tensordot`` is a ``matmul``: the free axes stay axes of their own (batch axes and one matrix
 axis each) and only the contracted axes merge into ``k``, a split contracted axis first, so the
 reshapes and permutations are local (unless the operands are split along different contracted
-pairs) and the planner above decides what moves.
+pairs) and the matmul planner decides what moves.
 ``vecdot`` is ``sum(conj(x1) * x2, axis)``: local, plus one ``allreduce`` when the
 contracted axis is split.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from . import _array
 from ._dtypes import check_category
-from ._layout import Layout, balanced_counts
+from ._elementwise_functions import conj, multiply
+from ._layout import Layout
+from ._manipulation_functions import expand_dims, permute_dims, reshape
 from ._movement.broadcast import broadcast_shapes
+from ._movement.collectives import allreduce_block
 from ._movement.redistribute import redistribute_block
+from ._ops.matmul_plan import choose_plan
+from ._statistical_functions import sum as _sum
 from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -71,144 +49,6 @@ def matrix_transpose(x: _array.Array, /) -> _array.Array:
     split = {nd - 2: nd - 1, nd - 1: nd - 2}.get(x.split, x.split)  # type: ignore[arg-type]
     layout = Layout(shape, split, x.counts)
     return _array.Array._new(x._backend.xp.matrix_transpose(x._local), layout, x._comm, x._backend)
-
-
-# -- the planner ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, order=True)
-class Cost:
-    """What a plan costs; compared field by field, the first field first."""
-
-    elements: int = 0  # elements received by the busiest rank
-    messages: int = 0  # collective calls
-    relayouts: int = 0  # operands whose layout changes (a free local slice included)
-
-    def __add__(self, other: Cost) -> Cost:
-        return Cost(
-            self.elements + other.elements,
-            self.messages + other.messages,
-            self.relayouts + other.relayouts,
-        )
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The layouts the (promoted) operands are brought to, and the local products' layout."""
-
-    name: str
-    x1: Layout
-    x2: Layout
-    out: Layout  # for K: the layout after the allreduce (replicated)
-    reduce: bool = False  # the local products are partial sums, added by one allreduce
-
-
-def _ranges(layout: Layout, rank: int) -> list[tuple[int, int]]:
-    ranges = [(0, n) for n in layout.shape]
-    if layout.split is not None:
-        ranges[layout.split] = layout.local_range(rank)
-    return ranges
-
-
-def _block_size(ranges: list[tuple[int, int]]) -> int:
-    size = 1
-    for lo, hi in ranges:
-        size *= max(0, hi - lo)
-    return size
-
-
-def move_cost(src: Layout, dst: Layout, nranks: int) -> Cost:
-    """Cost of bringing an operand from ``src`` to ``dst``: a rank receives its ``dst`` block
-    less what its ``src`` block already holds (a replicated source holds everything)."""
-    if src == dst:
-        return Cost()
-    if src.split is None or nranks == 1:
-        return Cost(relayouts=1)
-    received = 0
-    for rank in range(nranks):
-        have, want = _ranges(src, rank), _ranges(dst, rank)
-        common = [(max(a[0], b[0]), min(a[1], b[1])) for a, b in zip(have, want)]
-        received = max(received, _block_size(want) - _block_size(common))
-    return Cost(received, 1, 1)
-
-
-def plan_cost(plan: Plan, x1: Layout, x2: Layout, nranks: int) -> Cost:
-    cost = move_cost(x1, plan.x1, nranks) + move_cost(x2, plan.x2, nranks)
-    if plan.reduce and nranks > 1:
-        cost = cost + Cost(_block_size([(0, n) for n in plan.out.shape]), 1)
-    return cost
-
-
-def _counts_on(layout: Layout, axis: int, nranks: int) -> tuple[int, ...]:
-    """The counts of ``layout`` if it is split on ``axis``, else balanced ones."""
-    if layout.split == axis:
-        return layout.counts  # type: ignore[return-value]
-    return balanced_counts(layout.shape[axis], nranks)
-
-
-def _batch_target(x: Layout, out: Layout) -> Layout:
-    """``x`` split like ``out`` on a batch axis, or whole where ``x`` broadcasts along it."""
-    axis = out.split - (out.ndim - x.ndim)  # type: ignore[operator]
-    if axis < 0 or x.shape[axis] != out.shape[out.split]:  # type: ignore[index]
-        return Layout.replicated(x.shape)
-    return Layout(x.shape, axis, out.counts)
-
-
-def candidate_plans(
-    x1: Layout,
-    x2: Layout,
-    shape: tuple[int, ...],
-    nranks: int,
-    promoted: tuple[bool, bool] = (False, False),
-) -> Iterator[Plan]:
-    """Every plan worth costing, in tie-break order. ``promoted``: x1 / x2 was 1-D (its m / n
-    dimension was added by promotion; the result is never split along it)."""
-    rep = Layout.replicated
-    nd = len(shape)
-    yield Plan("N", rep(x1.shape), rep(x2.shape), rep(shape))
-    if not promoted[0]:
-        c = _counts_on(x1, x1.ndim - 2, nranks)
-        yield Plan("R", Layout(x1.shape, x1.ndim - 2, c), rep(x2.shape), Layout(shape, nd - 2, c))
-    if not promoted[1]:
-        c = _counts_on(x2, x2.ndim - 1, nranks)
-        yield Plan("C", rep(x1.shape), Layout(x2.shape, x2.ndim - 1, c), Layout(shape, nd - 1, c))
-    for x in (x1, x2):
-        if x.split is not None and x.split < x.ndim - 2:
-            axis = x.split + nd - x.ndim
-            if x.shape[x.split] == shape[axis]:  # not split along a broadcast axis
-                out = Layout(shape, axis, x.counts)
-                yield Plan("B", _batch_target(x1, out), _batch_target(x2, out), out)
-    k = x1.shape[-1]
-    options = [
-        _counts_on(x1, x1.ndim - 1, nranks),
-        _counts_on(x2, x2.ndim - 2, nranks),
-        balanced_counts(k, nranks),
-    ]
-    for c in dict.fromkeys(options):  # distinct, in order
-        yield Plan(
-            "K",
-            Layout(x1.shape, x1.ndim - 1, c),
-            Layout(x2.shape, x2.ndim - 2, c),
-            rep(shape),
-            reduce=True,
-        )
-
-
-@functools.lru_cache(maxsize=1024)
-def choose_plan(
-    x1: Layout,
-    x2: Layout,
-    shape: tuple[int, ...],
-    nranks: int,
-    promoted: tuple[bool, bool] = (False, False),
-) -> Plan:
-    """The cheapest candidate plan (the first of equal ones). Remembered for the last 1024
-    distinct arguments (layouts are values): an iterative algorithm multiplies the same
-    layouts on every iteration, and costing the candidates takes longer than a small
-    product."""
-    plans = list(candidate_plans(x1, x2, shape, nranks, promoted))
-    costs = [plan_cost(p, x1, x2, nranks) for p in plans]
-    return plans[min(range(len(plans)), key=lambda i: (costs[i], i))]
 
 
 # -- matmul -----------------------------------------------------------------------------------
@@ -254,16 +94,9 @@ def _remove_axis(block: Any, layout: Layout, axis: int, xp: Any) -> tuple[Any, L
     return xp.squeeze(block, axis=axis), Layout(shape, split, layout.counts)
 
 
-def _allreduce_sum(block: Any, comm: Any, backend: Any) -> Any:
-    if comm.size == 1:
-        return block
-    total = comm.allreduce(backend.to_host(block), "sum")
-    return backend.from_host(total, backend.device_of(block))
-
-
 def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     """The standard's ``matmul`` on distributed operands, with the plan that moves least (see
-    the module's docstring). Every argument error is raised before any message."""
+    ``_ops/matmul_plan.py``). Every argument error is raised before any message."""
     _check_operands(x1, x2)
     comm, backend = x1._comm, x1._backend
     xp = backend.xp
@@ -277,8 +110,8 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     b1 = redistribute_block(b1, l1, plan.x1, comm, backend)
     b2 = redistribute_block(b2, l2, plan.x2, comm, backend)
     block = xp.matmul(b1, b2)
-    if plan.reduce:
-        block = _allreduce_sum(block, comm, backend)
+    if plan.reduce and comm.size > 1:  # partial sums over the ranks' parts of k
+        block = allreduce_block(block, "sum", comm, backend)
 
     layout = plan.out
     nd = len(shape)
@@ -358,8 +191,6 @@ def tensordot(
     _check_pair(x1, x2, "tensordot")
     a1, a2 = _contracted_axes(axes, x1, x2)
     a1, a2 = _split_pair_first(a1, a2, x1.split, x2.split)
-    from ._manipulation_functions import expand_dims, permute_dims, reshape
-
     f1 = [i for i in range(x1.ndim) if i not in a1]
     f2 = [i for i in range(x2.ndim) if i not in a2]
     a, b = len(f1), len(f2)
@@ -417,8 +248,5 @@ def vecdot(x1: _array.Array, x2: _array.Array, /, *, axis: int = -1) -> _array.A
         layout = Layout(x1.shape[:-1], x1.split, x1.counts)
         block = x1._backend.xp.vecdot(x1._local, x2._local, axis=-1)
         return _array.wrap_block(block, layout, x1)  # a NumPy scalar for 1-D operands
-    from ._elementwise_functions import conj, multiply
-    from ._statistical_functions import sum as _sum
-
     product = multiply(conj(x1) if x1.dtype.kind == "c" else x1, x2)
     return _sum(product, axis=axis, dtype=product.dtype)
