@@ -1,4 +1,10 @@
-"""An uncaught exception on one rank ends the whole MPI job instead of hanging it."""
+"""Faults end the whole MPI job instead of hanging it, and xdist runs without MPI.
+
+- An uncaught exception on one rank, inside a collective's program or before the first xdist
+  call (the abort hook is in place from ``import xdist`` under a launcher), ends the job.
+- With mpi4py installed but no MPI library behind it, ``import xdist`` runs as one process
+  with a one-line notice.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from helpers import COMM, RANK
 
 SCRIPT = textwrap.dedent(
@@ -28,24 +35,57 @@ def _clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
 
 
-def _run_job(tmp: Path) -> tuple[int, str]:
-    script = tmp / "fail_on_rank_1.py"
-    script.write_text(SCRIPT)
+# Rank 1 fails right after ``import xdist``, before any xdist call; rank 0 waits in a collective.
+BEFORE_FIRST_CALL = textwrap.dedent(
+    """
+    import os
+    import numpy as np
+    import xdist
+    if os.environ.get("PMI_RANK") == "1":
+        raise RuntimeError("rank 1 fails before its first xdist call")
+    xdist.default_comm().allreduce(np.ones(1), "sum")
+    """
+)
+
+
+def _run_job(tmp: Path, source: str, ranks: int = 2, env=None) -> tuple[int, str, str]:
+    script = tmp / "job.py"
+    script.write_text(source)
     mpiexec = Path(sys.executable).parent / "mpiexec"
+    cmd = [str(mpiexec), "-n", str(ranks), sys.executable, str(script)]
+    if ranks == 1:
+        cmd = [sys.executable, str(script)]
     proc = subprocess.run(
-        [str(mpiexec), "-n", "2", sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=_clean_env(),
+        cmd, capture_output=True, text=True, timeout=60, env={**_clean_env(), **(env or {})}
     )
-    return proc.returncode, proc.stderr
+    return proc.returncode, proc.stdout, proc.stderr
 
 
-def test_uncaught_exception_aborts_the_job(tmp_path):
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (SCRIPT, "rank 1 fails on purpose"),
+        (BEFORE_FIRST_CALL, "rank 1 fails before its first xdist call"),
+    ],
+    ids=["after-first-call", "before-first-call"],
+)
+def test_uncaught_exception_aborts_the_job(tmp_path, source, message):
     # One job is enough: rank 0 of this run starts it; a failure here aborts this run too.
     if RANK == 0:
-        code, stderr = _run_job(tmp_path)
+        code, _, stderr = _run_job(tmp_path, source)
         assert code != 0, "the job must fail"
-        assert "rank 1 fails on purpose" in stderr, f"exit code {code}, stderr:\n{stderr}"
+        assert message in stderr, f"exit code {code}, stderr:\n{stderr}"
+    COMM.barrier()
+
+
+def test_no_mpi_library_runs_as_one_process_with_one_notice(tmp_path):
+    if RANK == 0:
+        source = "import xdist\nprint(float(xdist.sum(xdist.ones(5, split=0))))\n"
+        code, stdout, stderr = _run_job(
+            tmp_path, source, ranks=1, env={"MPI4PY_LIBMPI": "/nonexistent/libmpi.so"}
+        )
+        assert code == 0, stderr
+        assert stdout.strip() == "5.0"
+        notice = [line for line in stderr.splitlines() if line.strip()]
+        assert len(notice) == 1 and "xdist: no MPI" in notice[0], stderr
     COMM.barrier()

@@ -42,6 +42,7 @@ from ._manipulation_functions import *  # noqa: F403
 from ._median import median
 from ._movement.gathers import GatherWarning
 from ._runtime import backend_context, default_comm, set_backend, set_default_comm
+from ._runtime import start as _start
 from ._searching_functions import *  # noqa: F403
 from ._set_functions import *  # noqa: F403
 from ._sorting_functions import *  # noqa: F403
@@ -62,3 +63,5 @@ _OPERATORS.update(
     setitem=_indexing.setitem,
     __array_namespace__=_sys.modules[__name__],
 )
+
+_start()

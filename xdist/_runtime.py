@@ -12,6 +12,7 @@ Both can be changed in code with ``set_backend`` or for a block of code with
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -44,9 +45,39 @@ def _make_world() -> Communicator:
         raise ValueError(f"XDIST_COMM: expected 'world' or 'self', got {choice!r}")
     try:
         from ._transport.mpi import world
-    except ImportError:  # no mpi4py, or no MPI library behind it: one process, no MPI
+    except (ImportError, RuntimeError) as error:
+        # No mpi4py (ImportError), or mpi4py without an MPI library behind it (RuntimeError
+        # "cannot load MPI library"): one process, no MPI, and a one-line notice.
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        sys.stderr.write(
+            f"xdist: no MPI ({reason}); running as one process. For several ranks install an "
+            "MPI library, e.g. pip install 'xdist-array[mpi]' (XDIST_COMM=self: no notice)\n"
+        )
         return SelfComm()
     return world()
+
+
+# Environment variables in which MPI launchers give the job's size (MPICH/Hydra, Intel MPI
+# and Slurm's PMI; Open MPI).
+_LAUNCHER_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
+
+
+def launched_size() -> int:
+    """The number of ranks the MPI launcher started (1 when not under a launcher)."""
+    for name in _LAUNCHER_SIZE_VARS:
+        value = os.environ.get(name, "")
+        if value.isdigit():
+            return int(value)
+    return 1
+
+
+def start() -> None:
+    """Called by ``import xdist``: under a launcher with several ranks, make the world
+    communicator now, so that its abort-on-uncaught-exception hook is in place from the
+    moment xdist is imported (an error before the first xdist call then ends the job instead
+    of leaving the other ranks waiting). One process: nothing (MPI is started on first use)."""
+    if launched_size() > 1 and os.environ.get("XDIST_COMM", "world").strip().lower() == "world":
+        default_comm()
 
 
 def default_comm() -> Communicator:
