@@ -19,6 +19,16 @@ Settings (environment variable in brackets):
 - ``cuda_aware`` [``XDIST_CUDA_AWARE=0|1``]: whether MPI may be handed device buffers.
   ``None`` (the default, or the variable unset / ``auto``) asks the MPI library; ``True`` or
   ``False`` overrides the answer (see docs/backends.md).
+- ``collective_timeout`` [``XDIST_COLLECTIVE_TIMEOUT``, seconds]: a rank that has waited in
+  one collective longer than this prints which collective, the line of the program that called
+  it, and the likely cause (a collective entered by some ranks only). Default 60; ``0`` turns
+  the watchdog off.
+- ``collective_timeout_abort`` [``XDIST_COLLECTIVE_TIMEOUT_ABORT=0|1``]: past the timeout,
+  also end the job (``MPI_Abort``) instead of waiting on. Default off.
+- ``debug_collectives`` [``XDIST_DEBUG_COLLECTIVES=0|1``]: before every collective, check
+  that all ranks entered the same one (name and message sizes), and raise the same
+  ``xdist.CollectiveMismatchError`` on every rank where they did not. One extra small
+  allgather per collective: for debugging, like ``TORCH_DISTRIBUTED_DEBUG``. Default off.
 """
 
 from __future__ import annotations
@@ -44,6 +54,19 @@ def _env_int(name: str, default: int, minimum: int = 1) -> int:
         raise ValueError(f"{name}: expected an integer, got {value!r}") from None
     if parsed < minimum:
         raise ValueError(f"{name}: expected an integer >= {minimum}, got {parsed}")
+    return parsed
+
+
+def _env_seconds(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    if value == "":
+        return default
+    try:
+        parsed = float(value)
+    except ValueError:
+        raise ValueError(f"{name}: expected a number of seconds >= 0, got {value!r}") from None
+    if not parsed >= 0:  # also refuses NaN
+        raise ValueError(f"{name}: expected a number of seconds >= 0, got {value!r}")
     return parsed
 
 
@@ -74,6 +97,9 @@ class Config:
     default_split: int | None
     cuda_aware: bool | None = None
     gather_warning_elements: int = _GATHER_WARNING_ELEMENTS
+    collective_timeout: float = 60.0
+    collective_timeout_abort: bool = False
+    debug_collectives: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_message_elements, int) or self.max_message_elements < 1:
@@ -93,6 +119,16 @@ class Config:
         g = self.gather_warning_elements
         if not isinstance(g, int) or isinstance(g, bool) or g < 0:
             raise ValueError(f"set_config: gather_warning_elements must be an int >= 0, got {g!r}")
+        t = self.collective_timeout
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0:
+            raise ValueError(
+                f"set_config: collective_timeout must be a number of seconds >= 0, got {t!r}"
+            )
+        for name in ("collective_timeout_abort", "debug_collectives"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(
+                    f"set_config: {name} must be True or False, got {getattr(self, name)!r}"
+                )
         if self.cuda_aware is not None and not isinstance(self.cuda_aware, bool):
             raise TypeError(
                 f"set_config: cuda_aware must be True, False or None, got {self.cuda_aware!r}"
@@ -106,6 +142,9 @@ _config = Config(
     gather_warning_elements=_env_int(
         "XDIST_GATHER_WARNING_ELEMENTS", _GATHER_WARNING_ELEMENTS, minimum=0
     ),
+    collective_timeout=_env_seconds("XDIST_COLLECTIVE_TIMEOUT", 60.0),
+    collective_timeout_abort=bool(_env_flag("XDIST_COLLECTIVE_TIMEOUT_ABORT")),
+    debug_collectives=bool(_env_flag("XDIST_DEBUG_COLLECTIVES")),
 )
 
 

@@ -32,11 +32,11 @@ from .comm import (
     ReduceOp,
     _check_counts,
     _check_root,
-    _counter,
     buffer_size,
     check_op,
     exscan_identity,
 )
+from .watchdog import Guard
 
 __all__ = ["MPIComm", "cuda_aware", "library_cuda_support", "world"]
 
@@ -194,6 +194,13 @@ class MPIComm:
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self._node_rank: int | None = None
+        self._guard = Guard(self.rank, self.size, self._allgather_unguarded, _abort)
+
+    def _allgather_unguarded(self, send: np.ndarray) -> np.ndarray:
+        """The debug check's own allgather (it must not enter the guard again)."""
+        out = np.empty((self.size, send.size), dtype=np.int64)
+        self._comm.Allgather(send, out)
+        return out
 
     @property
     def cuda_aware(self) -> bool:
@@ -217,12 +224,12 @@ class MPIComm:
         return f"MPIComm(rank={self.rank}, size={self.size})"
 
     def barrier(self) -> None:
-        _counter.record("barrier")
+        self._guard.enter("barrier")
         self._comm.Barrier()
 
     def bcast(self, buf: np.ndarray, root: int) -> np.ndarray:
         _check_root(root, self.size)
-        _counter.record("bcast")
+        self._guard.enter("bcast", buffer_size(buf), root)
         flat, mpitype, scale = _typed(buf)
         limit = get_config().max_message_elements
         for lo, hi in _chunks(buffer_size(buf) * scale, limit):
@@ -235,7 +242,7 @@ class MPIComm:
         check_op(op)
         if isinstance(buf, DeviceBuffer):  # reductions run NumPy ops on the host: stage
             return _restage(buf, self.allreduce(buf.backend.to_host(buf.data), op))
-        _counter.record("allreduce")
+        self._guard.enter("allreduce", buffer_size(buf))
         if self.size == 1:  # the hot path of reductions at one rank: no MPI call
             return np.array(buf, copy=True)
         send = _contiguous(buf)
@@ -262,7 +269,7 @@ class MPIComm:
     def exscan(self, buf: np.ndarray, op: str) -> np.ndarray:
         if isinstance(buf, DeviceBuffer):
             return _restage(buf, self.exscan(buf.backend.to_host(buf.data), op))
-        _counter.record("exscan")
+        self._guard.enter("exscan", buffer_size(buf))
         out = exscan_identity(_contiguous(buf), op)  # rank 0 keeps the identity
         send = _contiguous(buf).reshape(-1)
         mpitype = _mpi_type(send.dtype)
@@ -278,7 +285,7 @@ class MPIComm:
         return out
 
     def allgather_ints(self, values: Sequence[int]) -> np.ndarray:
-        _counter.record("allgather")
+        self._guard.enter("allgather", len(values))
         send = np.asarray(values, dtype=np.int64).reshape(-1)
         out = np.empty((self.size, send.size), dtype=np.int64)
         self._comm.Allgather(send, out)
@@ -290,7 +297,7 @@ class MPIComm:
             raise ValueError(
                 f"alltoall_ints: {send.size} values do not split into {self.size} equal parts"
             )
-        _counter.record("alltoall")
+        self._guard.enter("alltoall", send.size)
         out = np.empty((self.size, send.size // self.size), dtype=np.int64)
         # m ints per rank: metadata, far below max_message_elements, so one call suffices.
         self._comm.Alltoall(send, out)
@@ -304,7 +311,7 @@ class MPIComm:
                 f"allgatherv: rank {self.rank} gives {buffer_size(buf)} elements, counts say "
                 f"{counts[self.rank]}"
             )
-        _counter.record("allgatherv")
+        self._guard.enter("allgatherv", sum(counts))
         flat, mpitype, scale = _typed(buf)
         out, oflat = _empty(buf, sum(counts), scale)
         scounts = [c * scale for c in counts]
@@ -332,7 +339,7 @@ class MPIComm:
         _check_counts("alltoallv", buffer_size(buf), sendcounts, self.size)
         if len(recvcounts) != self.size:
             raise ValueError(f"alltoallv: expected {self.size} recvcounts, got {len(recvcounts)}")
-        _counter.record("alltoallv")
+        self._guard.enter("alltoallv")
         flat, mpitype, scale = _typed(buf)
         out, oflat = _empty(buf, sum(recvcounts), scale)
         sc = [c * scale for c in sendcounts]
@@ -364,7 +371,7 @@ class MPIComm:
     def sendrecv(self, buf: np.ndarray, dest: int, recvcount: int, source: int) -> np.ndarray:
         _check_root(dest, self.size)
         _check_root(source, self.size)
-        _counter.record("sendrecv")
+        self._guard.enter("sendrecv")
         flat, mpitype, scale = _typed(buf)
         out, oflat = _empty(buf, recvcount, scale)
         self._chunked_sendrecv(flat, dest, oflat, source, mpitype)
@@ -383,11 +390,11 @@ class MPIComm:
         MPI.Request.Waitall(requests)
 
     def split(self, color: int, key: int = 0) -> MPIComm:
-        _counter.record("split")
+        self._guard.enter("split")
         return MPIComm(self._comm.Split(color, key))
 
     def dup(self) -> MPIComm:
-        _counter.record("dup")
+        self._guard.enter("dup")
         return MPIComm(self._comm.Dup())
 
 
@@ -402,9 +409,14 @@ def _abort_on_uncaught(exc_type, exc, tb) -> None:
     others waiting forever in a collective."""
     text = "".join(traceback.format_exception(exc_type, exc, tb))
     os.write(2, text.encode(errors="replace"))  # one write: mpiexec forwards it whole
-    # MPI_Abort kills every process at once; give mpiexec a moment to forward the message.
+    _abort(1)
+
+
+def _abort(code: int) -> None:
+    """End the whole job: MPI_Abort kills every process at once (after a moment, so that
+    mpiexec forwards what was just written to stderr)."""
     time.sleep(0.2)
-    MPI.COMM_WORLD.Abort(1)
+    MPI.COMM_WORLD.Abort(code)
 
 
 def world() -> MPIComm:
