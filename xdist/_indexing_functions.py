@@ -1,10 +1,11 @@
 """The standard's indexing functions: ``take`` and ``take_along_axis``.
 
-Both are gathers by index (``_array_indexing``): along an axis ``x`` is not split along, every
-rank takes from its own block (the indices move if they must, never ``x``); along the split
-axis, the indices are routed to the ranks that own them and the values come back (the result
-is split like the indices, or replicated when they are). Negative indices count from the end;
-out-of-bounds indices raise ``IndexError`` on every rank, before any value moves.
+Both are gathers by index (``_indexing.gather_scatter``): along an axis ``x`` is not split
+along, every rank takes from its own block (the indices move if they must, never ``x``); along
+the split axis, the indices are routed to the ranks that own them and the values come back
+(the result is split like the indices, or replicated when they are). Negative indices count
+from the end; out-of-bounds indices raise ``IndexError`` on every rank, before any value
+moves: one ``allreduce`` of the flag where the indices differ between ranks.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._indexing.integer_arrays import agree, fetch, gather, normalize_block
+from ._indexing.gather_scatter import fetch, normalize_block
+from ._indexing.integer_arrays import gather
 from ._layout import Layout
 from ._movement.broadcast import align_block, output_layout
+from ._movement.collectives import any_rank
 from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["take", "take_along_axis"]
@@ -72,7 +75,7 @@ def take_along_axis(x: _array.Array, indices: _array.Array, /, *, axis: int = -1
     ``x`` split along another (full-size) axis: ``indices`` are brought to ``x``'s layout and
     each rank takes from its block. ``x`` replicated: the result is split like ``indices``, no
     value moves. ``x`` split along ``axis``: each element is fetched from its owner (see
-    ``_array_indexing``); the result is split like ``indices``.
+    ``_indexing.gather_scatter``); the result is split like ``indices``.
     """
     func = "take_along_axis"
     check_array(x, func)
@@ -107,7 +110,7 @@ def _along_local(x, indices, axis: int, layout: Layout, error: IndexError) -> _a
     block, local_bad = normalize_block(block, n, backend)
     if not replicated:
         bad = local_bad
-    if agree(comm, bad, replicated):
+    if bad if replicated else any_rank(bad, comm):
         raise error
     src = x._local
     d = layout.split

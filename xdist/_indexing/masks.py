@@ -32,9 +32,12 @@ import numpy as np
 
 from .. import _array
 from .._layout import Layout
+from .._movement.collectives import allgather_ints, allreduce_host, exscan_host, layout_from_local
 from .._movement.gathers import implicit_gather
 from .._movement.redistribute import gather_block, redistribute_block
-from .integer_arrays import fetch, store
+from .basic import setitem_basic
+from .gather_scatter import fetch, store
+from .values import SCALARS, check_value, fetch_value, full_box, wanted
 
 __all__: list[str] = []
 
@@ -91,7 +94,9 @@ def getitem_mask(x: _array.Array, mask: _array.Array) -> _array.Array:
         return _array.Array._new(sel, Layout(shape, s - m + 1, x.counts), comm, backend)
     sel = backend.select(x._local, _mask_block(x, mask, False))
     if s == 0:
-        counts = tuple(int(c) for c in comm.allgather_ints([int(sel.shape[0])])[:, 0])
+        # The counts are exchanged at one rank too (allgather_ints, not counts_from_local):
+        # the tests count this message at every size.
+        counts = tuple(int(c) for c in allgather_ints([int(sel.shape[0])], comm)[:, 0])
         layout = Layout((sum(counts), *rest), 0, counts)
         return _array.Array._new(sel, layout, comm, backend)
     return _interleaved(x, mask, sel, xp)
@@ -134,8 +139,7 @@ def _mask_replicated(x: _array.Array, mask: _array.Array) -> _array.Array:
         mlayout = target
     lo, hi = mlayout.local_range(comm.rank)
     sel = backend.select(x._local[lo:hi, ...], mblock)
-    counts = tuple(int(c) for c in comm.allgather_ints([int(sel.shape[0])])[:, 0])
-    return _array.Array._new(sel, Layout((sum(counts), *rest), 0, counts), comm, backend)
+    return _array.Array._new(sel, layout_from_local(tuple(sel.shape), 0, comm), comm, backend)
 
 
 def _positions(x: _array.Array, mask_block: Any) -> tuple[np.ndarray, int]:
@@ -150,8 +154,8 @@ def _positions(x: _array.Array, mask_block: Any) -> tuple[np.ndarray, int]:
     rows = int(np.prod(x.shape[: x.split], dtype=np.int64))
     flat = xp.reshape(xp.astype(mask_block, xp.int64), (rows, -1))
     cnt = np.asarray(backend.to_host(xp.sum(flat, axis=1)), dtype=np.int64).reshape(rows)
-    before = comm.exscan(cnt, "sum")
-    total = comm.allreduce(cnt, "sum")
+    before = exscan_host(cnt, "sum", comm)
+    total = allreduce_host(cnt, "sum", comm)
     start = np.concatenate([[0], np.cumsum(total)[:-1]]) + before
     first = np.concatenate([[0], np.cumsum(cnt)[:-1]])
     n = int(cnt.sum())
@@ -175,19 +179,17 @@ def _interleaved(x: _array.Array, mask: _array.Array, sel: Any, xp: Any) -> _arr
 # -- setitem ---------------------------------------------------------------------------------
 def setitem_mask(x: _array.Array, mask: _array.Array, value: Any) -> None:
     """``x[mask] = value``: see the module docstring for what communicates."""
-    from . import _check_value, _fetch, setitem
-
     func = "__setitem__"
     _check_mask(x, mask, func)
     m = mask.ndim
     rest = x.shape[m:]
     lead = _lead(value, len(rest))
-    _check_value(x, value, (lead if lead is not None else 1, *rest))
+    check_value(x, value, (lead if lead is not None else 1, *rest))
     if m == 0:
         n = int(bool(mask._backend.to_host(mask._local)))
         _check_rows(lead, n)
         if n:
-            setitem(x, Ellipsis, value[0, ...] if lead is not None else value)
+            setitem_basic(x, Ellipsis, value[0, ...] if lead is not None else value)
         return
     if mask.size == 0:
         _check_rows(lead, 0)
@@ -198,8 +200,7 @@ def setitem_mask(x: _array.Array, mask: _array.Array, value: Any) -> None:
     if lead is None or lead == 1:  # the same values for every selected element
         v = value[0, ...] if lead == 1 else value
         out_axis = None if s is None or s < m else s - m
-        want = [_rest_box(v, rest, out_axis, x._layout, q) for q in range(x._comm.size)]
-        _write(x, mblock, _fetch(v, want))
+        _write(x, mblock, fetch_value(v, _written(v, rest, out_axis, x._layout, x._comm.size)))
         return
     _write(x, mblock, _rows(x, mblock, value, whole))
 
@@ -218,44 +219,28 @@ def _check_rows(lead: int | None, n: int) -> None:
         )
 
 
-def _rest_box(v: Any, rest: tuple, out_axis: int | None, layout: Layout, q: int):
-    """The box of ``v`` (broadcast to ``rest``) that rank ``q`` writes."""
-    if not isinstance(v, _array.Array):
-        return None
-    box = [slice(0, n) for n in v.shape]
-    if out_axis is not None:
-        axis = out_axis - (len(rest) - v.ndim)
-        if axis >= 0 and v.shape[axis] == rest[out_axis]:
-            box[axis] = slice(*layout.local_range(q))
-    return tuple(box)
+def _written(v: Any, shape: tuple, out_axis: int | None, layout: Layout, size: int) -> list:
+    """The box of ``v`` (broadcast to ``shape``) that each rank writes: the range of
+    ``layout``'s block along ``out_axis``, or all of ``v`` when ``out_axis`` is ``None``."""
+    if out_axis is None:
+        return [full_box(v)] * size
+    return [wanted(v, shape, out_axis, *layout.local_range(q)) for q in range(size)]
 
 
 def _rows(x: _array.Array, mblock: Any, value: _array.Array, whole: bool) -> Any:
     """The rows of ``value`` (one per selected element) that this rank writes, in order."""
-    from . import _fetch
-
     comm, backend = x._comm, x._backend
     s, m = x.split, mblock.ndim
     n_local = _count(mblock, backend)
     if whole:  # every rank writes every selected element (of its part of the rest axes)
-        total = n_local
-        _check_rows(value.shape[0], total)
+        _check_rows(value.shape[0], n_local)
         out_axis = None if s is None else s - m + 1
-        want = [
-            _rest_box(value, (total, *x.shape[m:]), out_axis, x._layout, q)
-            for q in range(comm.size)
-        ]
-        return _fetch(value, want)
-    if s == 0:
-        counts = comm.allgather_ints([n_local])[:, 0]
-        _check_rows(value.shape[0], int(counts.sum()))
-        starts = np.concatenate([[0], np.cumsum(counts)])
-        want = []
-        for q in range(comm.size):
-            box = [slice(0, n) for n in value.shape]
-            box[0] = slice(int(starts[q]), int(starts[q + 1]))
-            want.append(tuple(box))
-        return _fetch(value, want)
+        shape = (n_local, *x.shape[m:])
+        return fetch_value(value, _written(value, shape, out_axis, x._layout, comm.size))
+    if s == 0:  # this rank writes the rows of its selected elements, in rank order
+        rows = layout_from_local((n_local,), 0, comm)
+        _check_rows(value.shape[0], rows.shape[0])
+        return fetch_value(value, _written(value, value.shape, 0, rows, comm.size))
     pos, total = _positions(x, mblock)
     _check_rows(value.shape[0], total)
     src = value
@@ -270,7 +255,7 @@ def _rows(x: _array.Array, mblock: Any, value: _array.Array, whole: bool) -> Any
 def _write(x: _array.Array, mblock: Any, piece: Any) -> None:
     if piece is None:
         return
-    if not isinstance(piece, (bool, int, float, complex)):
+    if not isinstance(piece, SCALARS):
         # A copy of x's dtype: ``piece`` may be a view of x's own block.
         piece = x._backend.xp.astype(piece, x._local.dtype, copy=True)
     x._local[mblock] = piece

@@ -1,0 +1,199 @@
+"""Gather and scatter by global coordinates: the engine that integer-array indexing, boolean
+masks, ``take`` and ``take_along_axis`` share.
+
+``fetch`` reads, and ``store`` writes, the elements of an array at coordinates along some of
+its axes (the other axes taken whole); each element is read or written by the rank that owns
+it. What travels:
+
+- the array is replicated, or not split along a coordinate axis: each rank gathers from (or
+  scatters into) its own block, no message (but one ``allreduce`` to agree on an
+  out-of-bounds flag when the coordinates differ between ranks);
+- split along a coordinate axis, coordinates split: the requests are routed to their owners
+  (``collectives.route_to_owners``: one ``alltoall`` of counts that also agrees on the
+  out-of-bounds flag, then one ``alltoallv`` of the coordinates), and the values travel back
+  (``fetch``) or forward (``store``) in one more ``alltoallv``;
+- split along a coordinate axis, coordinates the same on every rank: ``fetch`` has each owner
+  contribute what it holds to one ``allgatherv`` of the selected values (never of the
+  source); ``store`` has each owner write what it owns, no message.
+
+Routing (owners, orders, counts) is computed on host copies of the coordinates, which travel
+through MPI anyway; values are gathered and scattered with the backend's own indexing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _array
+from .._movement.collectives import (
+    allgather_block,
+    any_rank,
+    back_block,
+    forward_block,
+    route_to_owners,
+)
+from .values import SCALARS
+
+__all__: list[str] = []
+
+
+def normalize_block(block: Any, n: int, backend: Any) -> tuple[Any, bool]:
+    """``block`` as int64 indices in ``[0, n)`` (negative ones counted from the end), and
+    whether any index was out of bounds (then the values returned are not to be used)."""
+    xp = backend.xp
+    kind = backend.dtype_of(block).kind
+    if kind == "u":
+        bad = xp.any(block >= n)
+        block = xp.astype(block, xp.int64)
+    else:
+        if backend.dtype_of(block) != np.dtype("int64"):
+            block = xp.astype(block, xp.int64)
+        bad = xp.any((block < -n) | (block >= n))
+        block = xp.where(block < 0, block + n, block)
+    return block, bool(bad)
+
+
+# -- local gather and scatter on a block -------------------------------------------------------
+def _adv_first(block: Any, adv: tuple[int, ...], xp: Any) -> Any:
+    """A view of ``block`` with the indexed axes first, in order."""
+    order = (*adv, *(a for a in range(block.ndim) if a not in adv))
+    return block if order == tuple(range(block.ndim)) else xp.permute_dims(block, order)
+
+
+def gather_local(block: Any, adv: tuple[int, ...], coords: list[Any], backend: Any) -> Any:
+    """``(m, *rest)``: the sub-blocks of ``block`` at the ``m`` coordinates ``coords`` (one
+    int64 array per axis of ``adv``, in block indices) over the other axes."""
+    xp = backend.xp
+    view = _adv_first(block, adv, xp)
+    if len(adv) == 1:
+        out = xp.take(view, coords[0], axis=0)
+    else:
+        out = view[(*coords, Ellipsis)]
+    return out if backend.is_block(out) else backend.asarray(out)
+
+
+def scatter_local(
+    block: Any, adv: tuple[int, ...], coords: list[Any], values: Any, xp: Any, rest_key=()
+) -> None:
+    """Write ``values`` (broadcastable to ``(m, *rest)``) at ``coords`` of ``block``, the other
+    axes selected by ``rest_key`` (positive-step slices, one per other axis, or none)."""
+    view = _adv_first(block, adv, xp)
+    if not isinstance(values, SCALARS):
+        values = xp.astype(values, block.dtype, copy=True)  # it may be a view of ``block``
+    view[(*coords, *rest_key, Ellipsis)] = values
+
+
+# -- coordinates on the host and back ------------------------------------------------------------
+def _host_coords(coords: list[Any], backend: Any) -> np.ndarray:
+    """``(m, k)`` int64 host array of the coordinates."""
+    cols = [np.asarray(backend.to_host(c), dtype=np.int64).reshape(-1) for c in coords]
+    return np.stack(cols, axis=1) if cols else np.empty((0, 0), np.int64)
+
+
+def _block_coords(host: np.ndarray, offset: int, j: int, backend: Any, device: Any) -> list[Any]:
+    """The columns of global coordinates ``host`` as int64 blocks in block indices (column
+    ``j``, the split axis, starts at ``offset`` in this rank's block)."""
+    host = host.copy()
+    host[:, j] -= offset
+    return [
+        backend.from_host(np.ascontiguousarray(host[:, i]), device) for i in range(host.shape[1])
+    ]
+
+
+# -- fetch and store -----------------------------------------------------------------------------
+def fetch(
+    src: _array.Array,
+    adv: tuple[int, ...],
+    coords: list[Any],
+    replicated: bool,
+    bad: bool,
+    error: IndexError | None,
+) -> Any:
+    """This rank's ``(m, *rest)`` block of ``src`` gathered at its ``m`` coordinates.
+
+    ``coords`` are global indices along the axes ``adv`` (int64 blocks, equal on every rank
+    when ``replicated``); ``bad`` says whether this rank saw an out-of-bounds index, and
+    ``error`` is raised on every rank if any did (``None``: the indices are known to be in
+    bounds, nothing to agree on). ``rest`` is the local extent of the other
+    axes (the whole of them when ``src`` is split along an axis of ``adv``).
+    """
+    layout, comm, backend = src._layout, src._comm, src._backend
+    s = layout.split
+    if s is None or s not in adv or comm.size == 1:
+        if error is not None and (bad if replicated else any_rank(bad, comm)):
+            raise error
+        return gather_local(src._local, adv, coords, backend)
+    if replicated and bad:
+        raise error  # type: ignore[misc]
+    host = _host_coords(coords, backend)
+    j = adv.index(s)
+    owners = layout.owners(host[:, j])
+    offset = layout.offsets[comm.rank]
+    if replicated:  # every rank knows every request: the owners' values in one allgatherv
+        rest = tuple(n for a, n in enumerate(src.shape) if a not in adv)
+        width = int(np.prod(rest, dtype=np.int64))
+        mine = _block_coords(host[owners == comm.rank], offset, j, backend, src.device)
+        vals = gather_local(src._local, adv, mine, backend)
+        counts = np.bincount(owners, minlength=comm.size) * width
+        out = np.empty((host.shape[0], *rest), dtype=src.dtype)
+        got = allgather_block(vals, counts, comm, backend)
+        out[np.argsort(owners, kind="stable")] = got.reshape(out.shape)
+        return backend.from_host(out, src.device)
+    route = route_to_owners(owners, comm, bad)
+    if route is None:
+        raise error  # type: ignore[misc]
+    (asked,) = route.forward([host])
+    vals = gather_local(
+        src._local, adv, _block_coords(asked, offset, j, backend, src.device), backend
+    )
+    return back_block(route, vals, backend, src.device)
+
+
+def store(
+    dst: _array.Array,
+    adv: tuple[int, ...],
+    coords: list[Any],
+    values: Any,
+    replicated: bool,
+    bad: bool,
+    error: IndexError | None,
+    rest_key: tuple = (),
+) -> None:
+    """Write ``values`` (a block ``(m, *rest)`` of ``dst``'s dtype, or a Python scalar) at
+    this rank's ``m`` global coordinates along ``adv``; each element is written by its owner.
+
+    When ``dst`` is split along an axis of ``adv`` and the coordinates are split, one
+    ``alltoall`` of counts and two ``alltoallv`` (coordinates, values) bring every write to its
+    owner; otherwise each rank writes what it owns of what it holds, with no message (but one
+    ``allreduce`` to agree on ``bad`` when the coordinates differ between ranks).
+    """
+    layout, comm, backend = dst._layout, dst._comm, dst._backend
+    xp = backend.xp
+    s = layout.split
+    if s is None or s not in adv or comm.size == 1:
+        if error is not None and (bad if replicated else any_rank(bad, comm)):
+            raise error
+        scatter_local(dst._local, adv, coords, values, xp, rest_key)
+        return
+    if replicated and bad:
+        raise error  # type: ignore[misc]
+    host = _host_coords(coords, backend)
+    j = adv.index(s)
+    owners = layout.owners(host[:, j])
+    if replicated:  # every rank holds every write: keep those it owns, no message
+        keep = np.nonzero(owners == comm.rank)[0]
+        got, vals = host[keep], values
+        if not isinstance(values, SCALARS):
+            vals = xp.take(values, backend.from_host(keep, dst.device), axis=0)
+    else:
+        route = route_to_owners(owners, comm, bad)
+        if route is None:
+            raise error  # type: ignore[misc]
+        (got,) = route.forward([host])
+        vals = values
+        if not isinstance(values, SCALARS):
+            vals = forward_block(route, values, backend, dst.device)
+    where = _block_coords(got, layout.offsets[comm.rank], j, backend, dst.device)
+    scatter_local(dst._local, adv, where, vals, xp, rest_key)
