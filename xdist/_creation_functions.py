@@ -28,13 +28,12 @@ import numpy as np
 from . import _array
 from ._config import get_config
 from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
-from ._info import resolve_device
 from ._layout import Layout
 from ._movement.gathers import implicit_gather
 from ._movement.redistribute import redistribute_block
 from ._runtime import default_backend, default_comm
 from ._transport.comm import Communicator
-from ._validation import check_array, normalize_axis
+from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = [
     "arange",
@@ -71,6 +70,51 @@ class _Default:
 DEFAULT = _Default()
 
 
+# -- argument checks shared with other chapters (to move to _validation.py) ---------------------
+def _index(value: Any) -> int | None:
+    """``value`` as a Python int if it is an integer (``__index__``) and not a bool, else
+    ``None``."""
+    if isinstance(value, builtins.bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def check_int(value: Any, func: str, name: str, minimum: int | None = None) -> int:
+    """``value`` as a Python int (any integer but a bool; ``>= minimum`` when given), or a
+    TypeError/ValueError naming ``func`` and ``name``."""
+    n = _index(value)
+    if n is None:
+        raise TypeError(f"{func}: {name} must be an int, got {value!r}")
+    if minimum is not None and n < minimum:
+        raise ValueError(f"{func}: {name} must be >= {minimum}, got {n}")
+    return n
+
+
+def check_ints(value: Any, func: str, name: str, minimum: int | None = None) -> tuple[int, ...]:
+    """A tuple or list of ints (``>= minimum`` when given) as a tuple of Python ints, or a
+    TypeError/ValueError naming ``func`` and ``name``."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{func}: {name} must be a tuple of ints, got {value!r}")
+    out = tuple(_index(v) for v in value)
+    if None in out:
+        raise TypeError(f"{func}: {name} {tuple(value)} must hold ints")
+    if minimum is not None and any(v < minimum for v in out):  # type: ignore[operator]
+        raise ValueError(f"{func}: {name} {out} must hold ints >= {minimum}")
+    return out  # type: ignore[return-value]
+
+
+def ordered_axes(axes: Sequence[Any], ndim: int, func: str, name: str) -> tuple[int, ...]:
+    """The axes of a sequence normalized to ``[0, ndim)``, in the given order; an error
+    naming ``func`` and ``name`` if one is out of bounds or repeats."""
+    out = tuple(normalize_axis(a, ndim, func, name) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{func}: {name} {tuple(axes)} repeats an axis")
+    return out
+
+
 # -- argument resolution (pure: runs before anything is allocated or sent) ----------------------
 def resolve_split(split: Any, ndim: int, func: str) -> int | None:
     """The split axis of a result with ``ndim`` dimensions, or an error naming ``func``."""
@@ -101,22 +145,10 @@ def _same_comm(x: _array.Array, comm: Any, func: str) -> None:
         raise ValueError(f"{func}: comm must be the communicator of x (or None)")
 
 
-def _int(value: Any, func: str, name: str, minimum: int | None = 0) -> int:
-    if isinstance(value, builtins.bool):
-        raise TypeError(f"{func}: {name} must be an int, got {value!r}")
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{func}: {name} must be an int, got {value!r}") from None
-    if minimum is not None and n < minimum:
-        raise ValueError(f"{func}: {name} must be >= {minimum}, got {n}")
-    return n
-
-
 def _shape(shape: Any, func: str) -> tuple[int, ...]:
     if isinstance(shape, Sequence) and not isinstance(shape, str):
-        return tuple(_int(n, func, "shape") for n in shape)
-    return (_int(shape, func, "shape"),)
+        return tuple(check_int(n, func, "shape", 0) for n in shape)
+    return (check_int(shape, func, "shape", 0),)
 
 
 def _dtype(dtype: Any, func: str, default: np.dtype) -> np.dtype:
@@ -155,15 +187,18 @@ def _check_fill(value: Any, dtype: np.dtype, func: str) -> None:
             raise OverflowError(f"{func}: fill_value {value!r} is out of range for {dtype}")
 
 
-class _Target:
-    """Where a new array goes: its communicator, backend and device."""
+# -- where a new array goes (shared with the creation functions of fft) -------------------------
+class Target:
+    """Where a new array goes: its communicator, backend and device, resolved from a creation
+    function's ``comm=`` and ``device=`` (``None``: the defaults), with the helpers that build
+    this rank's block. ``fft.fftfreq``/``rfftfreq`` use it too."""
 
     __slots__ = ("comm", "backend", "device")
 
     def __init__(self, comm: Any, device: Any, func: str, backend: Any = None) -> None:
         self.comm = _comm(comm, func)
         self.backend = default_backend() if backend is None else backend
-        self.device = resolve_device(self.backend, device, func)
+        self.device = self.backend.check_device(device, func)
 
     @property
     def xp(self) -> Any:
@@ -174,6 +209,7 @@ class _Target:
         return _default("real floating", self.backend)
 
     def layout(self, shape: tuple[int, ...], split: Any, func: str) -> Layout:
+        """The balanced layout of ``shape`` along ``split=`` (see ``resolve_split``)."""
         return Layout.balanced(shape, resolve_split(split, len(shape), func), self.comm.size)
 
     def filled(self, layout: Layout, dtype: np.dtype, value: Any) -> _array.Array:
@@ -181,21 +217,28 @@ class _Target:
         block = self.backend.empty(layout.local_shape(self.comm.rank), dtype, self.device)
         if value is not None:
             block[...] = value
-        return self.wrap(block, layout)
+        return self.array(block, layout)
 
     def iota(self, start: int, stop: int) -> Any:
         """The int64 global indices ``start:stop`` as a block on the device."""
-        local = self.xp.arange(start, stop, dtype=self.backend.native_dtype(int64))
-        return self.backend.asarray(local, device=self.device)
+        return iota(start, stop, self.backend, self.device)
 
-    def wrap(self, block: Any, layout: Layout) -> _array.Array:
+    def array(self, block: Any, layout: Layout) -> _array.Array:
+        """The array of ``layout`` whose block here is ``block``."""
         if not self.backend.is_block(block):  # 0-d results of some ops come back as scalars
             block = self.backend.asarray(block, device=self.device)
         return _array.Array._new(block, layout, self.comm, self.backend)
 
 
-def _span(layout: Layout, axis: int, rank: int) -> tuple[int, int]:
-    """The global index range of ``rank``'s block along ``axis`` (all of it if not split)."""
+def iota(start: int, stop: int, backend: Any, device: Any) -> Any:
+    """The int64 global indices ``start:stop`` as a block of ``backend`` on ``device``."""
+    local = backend.xp.arange(start, stop, dtype=backend.native_dtype(int64))
+    return backend.asarray(local, device=device)
+
+
+def span(layout: Layout, axis: int, rank: int) -> tuple[int, int]:
+    """The global index range of ``rank``'s block along ``axis`` (all of it if not split):
+    what a block holds along any axis, from which position-dependent values are computed."""
     if layout.split == axis:
         return layout.local_range(rank)
     return 0, layout.shape[axis]
@@ -204,7 +247,7 @@ def _span(layout: Layout, axis: int, rank: int) -> tuple[int, int]:
 # -- empty, zeros, ones, full -------------------------------------------------------------------
 def empty(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An uninitialized array; each rank allocates only its block."""
-    t = _Target(comm, device, "empty")
+    t = Target(comm, device, "empty")
     return t.filled(
         t.layout(_shape(shape, "empty"), split, "empty"),
         _dtype(dtype, "empty", t.default_float),
@@ -214,7 +257,7 @@ def empty(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array
 
 def zeros(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array of zeros; each rank allocates only its block."""
-    t = _Target(comm, device, "zeros")
+    t = Target(comm, device, "zeros")
     return t.filled(
         t.layout(_shape(shape, "zeros"), split, "zeros"), _dtype(dtype, "zeros", t.default_float), 0
     )
@@ -222,7 +265,7 @@ def zeros(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array
 
 def ones(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array of ones; each rank allocates only its block."""
-    t = _Target(comm, device, "ones")
+    t = Target(comm, device, "ones")
     return t.filled(
         t.layout(_shape(shape, "ones"), split, "ones"), _dtype(dtype, "ones", t.default_float), 1
     )
@@ -232,7 +275,7 @@ def full(shape, fill_value, *, dtype=None, device=None, split=DEFAULT, comm=None
     """An array of ``fill_value``; the dtype defaults to the scalar's (bool, int64, float64,
     complex128). A value of a wider kind than ``dtype`` (a float into an int dtype) or out of
     its range is an error."""
-    t = _Target(comm, device, "full")
+    t = Target(comm, device, "full")
     if not isinstance(fill_value, _SCALARS):
         raise TypeError(
             f"full: fill_value must be a Python scalar, got {type(fill_value).__name__}"
@@ -247,7 +290,7 @@ def _like(x: Any, dtype: Any, device: Any, split: Any, comm: Any, func: str):
     """Target, layout and dtype of a result shaped like ``x``: by default the layout of ``x``
     (same split, same counts) on its communicator and device."""
     check_array(x, func)
-    t = _Target(
+    t = Target(
         comm if comm is not None else x._comm,
         device if device is not None else x.device,
         func,
@@ -316,12 +359,12 @@ def arange(
     if step == 0:
         raise ValueError("arange: step must not be zero")
     is_int = all(isinstance(v, int) for v in (start, stop, step))
-    t = _Target(comm, device, "arange")
+    t = Target(comm, device, "arange")
     dt = _dtype(dtype, "arange", _default("integral" if is_int else "real floating", t.backend))
     if dt.kind not in "iuf":
         raise TypeError(f"arange: dtype must be a real numeric dtype, got {dt}")
     layout = t.layout((_arange_length(start, stop, step),), split, "arange")
-    lo, hi = _span(layout, 0, t.comm.rank)
+    lo, hi = span(layout, 0, t.comm.rank)
     xp, native = t.xp, t.backend.native_dtype(dt)
     # One-element arrays, not 0-d ones: NumPy turns 0-d results into scalars, whose
     # wrap-around (unsigned dtypes, negative steps) warns where arrays do not.
@@ -330,7 +373,7 @@ def arange(
     values = first + xp.astype(t.iota(lo, hi), native) * (second - first)
     if lo <= 1 < hi:
         values[1 - lo : 2 - lo] = second  # NumPy stores start + step itself, not start + delta
-    return t.wrap(values, layout)
+    return t.array(values, layout)
 
 
 def linspace(
@@ -345,17 +388,17 @@ def linspace(
     for name, v in (("start", start), ("stop", stop)):
         if not isinstance(v, (int, float, complex)) or isinstance(v, builtins.bool):
             raise TypeError(f"linspace: {name} must be a real or complex number, got {v!r}")
-    num = _int(num, "linspace", "num")
+    num = check_int(num, "linspace", "num", 0)
     if not isinstance(endpoint, builtins.bool):
         raise TypeError(f"linspace: endpoint must be a bool, got {endpoint!r}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
-    t = _Target(comm, device, "linspace")
+    t = Target(comm, device, "linspace")
     kind = "complex floating" if is_complex else "real floating"
     dt = _dtype(dtype, "linspace", _default(kind, t.backend))
     if dt.kind not in "fc" or (is_complex and dt.kind != "c"):
         raise TypeError(f"linspace: dtype {dt} cannot hold values from {start!r} to {stop!r}")
     layout = t.layout((num,), split, "linspace")
-    lo, hi = _span(layout, 0, t.comm.rank)
+    lo, hi = span(layout, 0, t.comm.rank)
     xp = t.xp
     # Computed in double precision and then cast, as NumPy does, whatever the result dtype.
     work = t.backend.native_dtype(complex128 if is_complex else float64)
@@ -372,16 +415,16 @@ def linspace(
     y = y + first
     if endpoint and num > 1 and lo <= num - 1 < hi:
         y[num - 1 - lo : num - lo] = last
-    return t.wrap(xp.astype(y, t.backend.native_dtype(dt)), layout)
+    return t.array(xp.astype(y, t.backend.native_dtype(dt)), layout)
 
 
 # -- matrices -----------------------------------------------------------------------------------
-def _diagonal_mask(t: _Target, layout: Layout, k: int, cmp: str) -> Any:
+def _diagonal_mask(t: Target, layout: Layout, k: int, cmp: str) -> Any:
     """Boolean block over the last two axes: ``col - row`` compared with ``k`` at global
     indices (``"=="`` for ``eye``, ``"<="`` for ``tril``, ``">="`` for ``triu``)."""
     rank, nd = t.comm.rank, layout.ndim
-    rows = t.iota(*_span(layout, nd - 2, rank))
-    cols = t.iota(*_span(layout, nd - 1, rank))
+    rows = t.iota(*span(layout, nd - 2, rank))
+    cols = t.iota(*span(layout, nd - 1, rank))
     diff = cols[None, :] - rows[:, None]
     # A k past every diagonal may not fit the index dtype (Torch raises): the nearest one that
     # still lies past them all gives the same mask.
@@ -394,23 +437,23 @@ def eye(
 ) -> _array.Array:
     """Ones on the ``k``-th diagonal, zeros elsewhere; each rank places the part of the
     diagonal that crosses its block (split on rows or on columns)."""
-    n_rows = _int(n_rows, "eye", "n_rows")
-    n_cols = n_rows if n_cols is None else _int(n_cols, "eye", "n_cols")
-    k = _int(k, "eye", "k", minimum=None)
-    t = _Target(comm, device, "eye")
+    n_rows = check_int(n_rows, "eye", "n_rows", 0)
+    n_cols = n_rows if n_cols is None else check_int(n_cols, "eye", "n_cols", 0)
+    k = check_int(k, "eye", "k")
+    t = Target(comm, device, "eye")
     dt = _dtype(dtype, "eye", t.default_float)
     layout = t.layout((n_rows, n_cols), split, "eye")
     mask = _diagonal_mask(t, layout, k, "==")
-    return t.wrap(t.xp.astype(mask, t.backend.native_dtype(dt)), layout)
+    return t.array(t.xp.astype(mask, t.backend.native_dtype(dt)), layout)
 
 
 def _triangle(x: Any, k: Any, split: Any, comm: Any, func: str, cmp: str) -> _array.Array:
     check_array(x, func)
     if x.ndim < 2:
         raise ValueError(f"{func}: x must have at least 2 dimensions, got {x.ndim}")
-    k = _int(k, func, "k", minimum=None)
+    k = check_int(k, func, "k")
     _same_comm(x, comm, func)
-    t = _Target(x._comm, x.device, func, backend=x._backend)
+    t = Target(x._comm, x.device, func, backend=x._backend)
     layout = x._layout
     if split is not DEFAULT:
         axis = resolve_split(split, x.ndim, func)
@@ -419,7 +462,7 @@ def _triangle(x: Any, k: Any, split: Any, comm: Any, func: str, cmp: str) -> _ar
     # Only a different layout asked by split= moves data; the mask itself needs no message.
     block = redistribute_block(x._local, x._layout, layout, t.comm, t.backend)
     mask = _diagonal_mask(t, layout, k, cmp)
-    return t.wrap(t.xp.where(mask, block, t.xp.zeros_like(block)), layout)
+    return t.array(t.xp.where(mask, block, t.xp.zeros_like(block)), layout)
 
 
 def tril(x, /, *, k=0, split=DEFAULT, comm=None) -> _array.Array:
@@ -470,7 +513,7 @@ def _host_data(obj: Any, copy: Any, func: str, dtype: np.dtype | None = None) ->
     return data
 
 
-def _from_block(t: _Target, data: Any, dtype: Any, copy: Any, split: Any, func: str):
+def _from_block(t: Target, data: Any, dtype: Any, copy: Any, split: Any, func: str):
     """The array holding ``data`` (a whole array, the same on every rank): each rank keeps
     its slice only, converted to ``dtype`` and copied as ``copy`` says."""
     src = t.backend.dtype_of(data) if t.backend.is_block(data) else data.dtype
@@ -487,13 +530,13 @@ def _from_block(t: _Target, data: Any, dtype: Any, copy: Any, split: Any, func: 
     layout = t.layout(tuple(data.shape), split, func)
     local = data[layout.local_slice(t.comm.rank)] if layout.split is not None else data
     block = t.backend.asarray(local, dtype=dt, device=t.device, copy=copy)
-    return t.wrap(block, layout)
+    return t.array(block, layout)
 
 
 def _from_array(x: _array.Array, dtype, device, copy, split, comm, func: str) -> _array.Array:
     """``x`` itself, or a copy, a cast or another layout of it when the arguments ask."""
     _same_comm(x, comm, func)
-    if device is not None and resolve_device(x._backend, device, func) != x.device:
+    if device is not None and x._backend.check_device(device, func) != x.device:
         raise ValueError(f"{func}: cannot move an array on {x.device} to {device!r}")
     dt = x.dtype if dtype is None else as_dtype(dtype, func)
     layout = x._layout
@@ -533,7 +576,7 @@ def asarray(
         raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
     if isinstance(obj, _array.Array):
         return _from_array(obj, dtype, device, copy, split, comm, "asarray")
-    t = _Target(comm, device, "asarray")
+    t = Target(comm, device, "asarray")
     dt = None if dtype is None else as_dtype(dtype, "asarray")
     data = obj if t.backend.is_block(obj) else _host_data(obj, copy, "asarray", dt)
     if dt is None and _is_python_data(obj) and data.dtype.kind in "fc":
@@ -559,7 +602,7 @@ def from_dlpack(x, /, *, device=None, copy=None, split=DEFAULT, comm=None) -> _a
         return _from_array(x, None, device, copy, split, comm, "from_dlpack")
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: x must support DLPack (__dlpack__), got {type(x).__name__}")
-    t = _Target(comm, device, "from_dlpack")
+    t = Target(comm, device, "from_dlpack")
     if t.device.kind != "cpu" and _in_host_memory(x):
         # A GPU library cannot import host memory (CuPy refuses): the data is copied over.
         if copy is False:
@@ -596,8 +639,7 @@ def meshgrid(*arrays, indexing="xy", split=DEFAULT, comm=None) -> list[_array.Ar
     first = arrays[0]
     _same_comm(first, comm, "meshgrid")
     for i, a in enumerate(arrays[1:], start=1):
-        if a._comm is not first._comm or a.device != first.device:
-            raise ValueError(f"meshgrid: arrays[{i}] lives on another communicator or device")
+        check_same_context([(first, "arrays[0]"), (a, f"arrays[{i}]")], "meshgrid")
         if a.dtype != first.dtype:
             raise TypeError(f"meshgrid: arrays differ in dtype: {first.dtype} and {a.dtype}")
     n = len(arrays)
@@ -607,12 +649,12 @@ def meshgrid(*arrays, indexing="xy", split=DEFAULT, comm=None) -> list[_array.Ar
     shape = [0] * n
     for i, a in enumerate(arrays):
         shape[axes[i]] = a.shape[0]
-    t = _Target(first._comm, first.device, "meshgrid", backend=first._backend)
+    t = Target(first._comm, first.device, "meshgrid", backend=first._backend)
     layout = _meshgrid_layout(arrays, axes, tuple(shape), split, t)
     return [_grid(t, a, axis, layout) for a, axis in zip(arrays, axes)]
 
 
-def _meshgrid_layout(arrays, axes, shape, split, t: _Target) -> Layout:
+def _meshgrid_layout(arrays, axes, shape, split, t: Target) -> Layout:
     if split is DEFAULT:
         for a, axis in zip(arrays, axes):
             if a.split is not None:
@@ -620,7 +662,7 @@ def _meshgrid_layout(arrays, axes, shape, split, t: _Target) -> Layout:
     return t.layout(shape, split, "meshgrid")
 
 
-def _grid(t: _Target, a: _array.Array, axis: int, layout: Layout) -> _array.Array:
+def _grid(t: Target, a: _array.Array, axis: int, layout: Layout) -> _array.Array:
     """The grid of input ``a`` (varying along ``axis``): its block broadcast to the local shape."""
     if layout.split == axis:  # this rank's stretch of a: free when a already has these counts
         piece = redistribute_block(
@@ -632,4 +674,4 @@ def _grid(t: _Target, a: _array.Array, axis: int, layout: Layout) -> _array.Arra
     view[axis] = -1
     xp = t.xp
     local = xp.broadcast_to(xp.reshape(piece, tuple(view)), layout.local_shape(t.comm.rank))
-    return t.wrap(xp.asarray(local, copy=True), layout)  # writable, not a broadcast view
+    return t.array(xp.asarray(local, copy=True), layout)  # writable, not a broadcast view

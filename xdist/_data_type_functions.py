@@ -22,7 +22,6 @@ import numpy as np
 
 from . import _array
 from ._dtypes import ALL_DTYPES, as_dtype
-from ._info import resolve_device
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -58,7 +57,7 @@ def astype(
     if not isinstance(x, _array.Array):
         raise TypeError(f"astype: x must be an xdist array, got {type(x).__name__}")
     dtype = as_dtype(dtype, "astype")
-    if device is not None and resolve_device(x._backend, device, "astype") != x.device:
+    if device is not None and x._backend.check_device(device, "astype") != x.device:
         raise ValueError(f"astype: cannot move an array on {x.device} to {device!r}")
     if x.dtype.kind == "c" and dtype.kind != "c":
         raise TypeError(

@@ -1,9 +1,8 @@
 """The inspection namespace of the standard: ``xdist.__array_namespace_info__()``.
 
 It describes what the current backend offers (devices, data types, defaults) and what xdist
-supports. Nothing here communicates. ``resolve_device`` is the one place that turns a
-user's ``device=`` argument into a device of the backend; the creation, data type and
-inspection functions all use it.
+supports. Nothing here communicates. A ``device=`` argument is checked by the backend's
+``check_device``, as everywhere in xdist.
 """
 
 from __future__ import annotations
@@ -13,17 +12,11 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes
+from ._data_type_functions import isdtype
 from ._runtime import default_backend
 from .backends import Backend, Device
 
 __all__ = ["__array_namespace_info__"]
-
-
-def resolve_device(backend: Backend, device: Any, func: str) -> Device:
-    """``device`` as a device of ``backend`` (``None``: its default), or a ``ValueError``
-    naming ``func``. A device may be given as the object ``x.device`` returns or as its
-    string (``"cpu"``); the backend's ``check_device`` decides."""
-    return backend.check_device(device, func)
 
 
 class Info:
@@ -55,15 +48,13 @@ class Info:
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
         """The backend's defaults (NumPy: float64 and complex128; Torch: float32 and
         complex64; int64 for integers and indices everywhere)."""
-        resolve_device(self._backend, device, "default_dtypes")
+        self._backend.check_device(device, "default_dtypes")
         return dict(self._backend.default_dtypes())
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, np.dtype]:
         """The standard's dtypes the backend supports, by name, only those of ``kind`` (as
         ``isdtype`` reads it)."""
-        from ._data_type_functions import isdtype
-
-        resolve_device(self._backend, device, "dtypes")
+        self._backend.check_device(device, "dtypes")
         # Only what the backend holds: Torch has no uint16, uint32 or uint64.
         known = [d for d in _dtypes.ALL_DTYPES if d in self._backend.supported_dtypes()]
         if kind is None:

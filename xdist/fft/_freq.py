@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._array import Array
-from .._creation_functions import DEFAULT, _int, _span, _Target
+from .._creation_functions import DEFAULT, Target, check_int, span
 from .._dtypes import as_dtype
 
 __all__ = ["fftfreq", "rfftfreq"]
@@ -36,19 +36,19 @@ def rfftfreq(
 
 
 def _frequencies(n: Any, d: Any, dtype, device, split, comm, func: str) -> Array:
-    n = _int(n, func, "n", minimum=1)
+    n = check_int(n, func, "n", minimum=1)
     if not isinstance(d, (int, float)) or isinstance(d, builtins.bool):
         raise TypeError(f"{func}: d must be a real number, got {d!r}")
     if d == 0:
         raise ValueError(f"{func}: d must not be zero")
-    t = _Target(comm, device, func)
+    t = Target(comm, device, func)
     dt = t.default_float if dtype is None else as_dtype(dtype, func)  # the backend's default
     if dt.kind != "f":
         raise TypeError(f"{func}: dtype must be a real floating-point dtype, got {dt}")
     length = n if func == "fftfreq" else n // 2 + 1
     layout = t.layout((length,), split, func)
-    k = t.iota(*_span(layout, 0, t.comm.rank))
+    k = t.iota(*span(layout, 0, t.comm.rank))
     if func == "fftfreq":
         k = t.xp.where(k < (n - 1) // 2 + 1, k, k - n)  # the negative half after the positive
     values = t.xp.astype(k, t.backend.native_dtype(np.dtype("float64"))) * (1.0 / (n * d))
-    return t.wrap(t.xp.astype(values, t.backend.native_dtype(dt)), layout)
+    return t.array(t.xp.astype(values, t.backend.native_dtype(dt)), layout)
