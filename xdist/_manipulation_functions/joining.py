@@ -1,282 +1,199 @@
-"""Manipulation functions of the standard beyond reshaping and joining: broadcasting, flip,
-moveaxis, tile and unstack, and the split-axis cores of roll and repeat (their public
-functions, which flatten through ``reshape`` for ``axis=None``, live in
-``_manipulation_functions``, which re-exports everything here).
+"""Joining and repeating: ``concat``, ``stack``, ``unstack``, ``tile`` and ``repeat``.
 
 What moves between ranks:
 
-- ``moveaxis``, and every operation along axes other than the split one: nothing.
-- ``broadcast_to`` / ``broadcast_arrays``: new axes and size-1 axes are materialized on each
-  rank; a split operand keeps its split. An operand split along an axis it broadcasts (length
-  1 there, so small) is gathered first, then each rank materializes its balanced block.
-- ``flip`` of the split axis: each rank reverses its block and swaps it with its mirror rank
-  ``size - 1 - rank`` (one ``sendrecv``, no all-to-all); the result's counts are the input's
-  reversed, which is the same layout when the counts are symmetric (balanced ones are not, in
-  general: ``(3, 2, 2)`` becomes ``(2, 2, 3)``).
-- ``roll`` of the split axis: every element moves by the global shift; the pieces travel in
-  one ``alltoallv`` and the layout is kept.
-- ``repeat`` along the split axis: each rank repeats its own block; the result's counts are
-  the sums of the repeats each rank holds (no data moves).
-- ``tile`` along the split axis: the copies are new ranges of the result, which is balanced;
-  every rank sends its block to the owners of each copy in one ``alltoallv``.
+- ``concat`` / ``stack``: inputs split alike along another axis (or replicated) join
+  locally. Otherwise (an input split along the joined axis, or layouts that differ) every
+  input's pieces move to the owners of the output in one all-to-all of boxes of global index
+  space (``exchange_boxes``). Nothing gathers a whole array.
 - ``unstack`` along the split axis: each slice lives on one rank and is broadcast (one
   ``bcast`` per slice, results replicated): as costly as gathering the array, so unstack
   along another axis where possible.
+- ``tile`` along the split axis: the copies are new ranges of the result, which is balanced;
+  every rank sends its block to the owners of each copy in one ``alltoallv``.
+- ``repeat`` along the split axis: each rank repeats its own block; the result's counts are
+  the sums of the repeats each rank holds (no data of ``x`` moves).
+- Along any other axis: nothing.
 """
 
 from __future__ import annotations
 
 import math
-import operator
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .. import _array
-from .._layout import Layout
-from .._movement.broadcast import align_block, output_layout
-from .._movement.broadcast import broadcast_shapes as _broadcast_shapes
+from .._array import Array, wrap_block
+from .._creation_functions import check_ints
+from .._layout import Layout, intersect
+from .._movement.collectives import allgather_ints, shift_exchange
 from .._movement.gathers import implicit_gather
-from .._movement.redistribute import exchange_boxes, redistribute_block
-from .._validation import check_array, check_same_context, normalize_axes, normalize_axis
+from .._movement.redistribute import exchange_boxes, redistribute_block, slice_replicated
+from .._validation import check_array, check_same_context, normalize_axis
+from .shapes import expand_dims, reshape
 
-__all__ = [
-    "broadcast_arrays",
-    "broadcast_shapes",
-    "broadcast_to",
-    "flip",
-    "moveaxis",
-    "tile",
-    "unstack",
-]
-
-Array = _array.Array
+__all__ = ["concat", "repeat", "stack", "tile", "unstack"]
 
 
-_wrap = _array.wrap_block
-
-
-def _ints(value: Any, func: str, name: str, minimum: int | None = 0) -> tuple[int, ...]:
-    """A tuple of Python ints (``>= minimum`` when given), or a TypeError/ValueError."""
-    if not isinstance(value, (tuple, list)):
-        raise TypeError(f"{func}: {name} must be a tuple of ints, got {value!r}")
-    out = []
-    for v in value:
-        if isinstance(v, (bool, np.bool_)):
-            raise TypeError(f"{func}: {name} {tuple(value)} must hold ints")
-        try:
-            out.append(operator.index(v))
-        except TypeError:
-            raise TypeError(f"{func}: {name} {tuple(value)} must hold ints") from None
-    if minimum is not None and any(v < minimum for v in out):
-        raise ValueError(f"{func}: {name} {tuple(out)} must hold ints >= {minimum}")
-    return tuple(out)
-
-
-def _same_context(arrays: Sequence[Array], func: str) -> None:
-    check_same_context(arrays, func, "arrays[{}]")
-
-
-def _materialize(xp: Any, block: Any, shape: tuple[int, ...]) -> Any:
-    """``block`` broadcast to ``shape`` as a writable array (not a broadcast view)."""
-    return xp.asarray(xp.broadcast_to(block, shape), copy=True)
-
-
-# -- broadcasting -------------------------------------------------------------------------------
-def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """The standard's ``broadcast_shapes`` (2025.12): global metadata only, no message."""
-    checked = [_ints(s, "broadcast_shapes", f"shapes[{k}]") for k, s in enumerate(shapes)]
-    return _broadcast_shapes(checked, "broadcast_shapes")
-
-
-def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
-    """The standard's ``broadcast_to``, materialized on each rank (writable, not a view).
-
-    A split ``x`` keeps its split (moved by the new leading axes) and counts, and nothing
-    moves; a replicated ``x`` gives a replicated result, so every rank holds all of it. An
-    ``x`` split along an axis it broadcasts (length 1 there) is gathered first (one
-    ``allgatherv`` of ``x``, which is small: at most the result's size over that axis's new
-    length), then each rank materializes its block of a result balanced along that axis.
-    """
-    check_array(x, "broadcast_to")
-    shape = _ints(shape, "broadcast_to", "shape")
-    if len(shape) < x.ndim or _broadcast_shapes([x.shape, shape], "broadcast_to") != shape:
-        raise ValueError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to {shape}")
-    layout, comm, xp = x._layout, x._comm, x._backend.xp
-    block = x._local
-    if layout.split is None:
-        out = Layout.replicated(shape)
-    else:
-        axis = layout.split + len(shape) - x.ndim
-        if x.shape[layout.split] == shape[axis]:
-            out = Layout(shape, axis, layout.counts)
-        else:  # length 1 broadcast along the split axis: every rank needs the whole of x
-            block = implicit_gather(block, layout, comm, x._backend, "broadcast_to")
-            out = Layout.balanced(shape, axis, comm.size)
-    return _wrap(_materialize(xp, block, out.local_shape(comm.rank)), out, x)
-
-
-def broadcast_arrays(*arrays: Array) -> list[Array]:
-    """The standard's ``broadcast_arrays`` (a list, as in 2024.12).
-
-    All results share one layout: that of the largest input split along an axis it does not
-    broadcast (``_broadcast.output_layout``); an input split differently moves there (one
-    all-to-all), one split along a broadcast axis is gathered (small). Inputs that already
-    have the result's shape and layout are returned as they are.
-    """
-    for k, a in enumerate(arrays):
-        check_array(a, "broadcast_arrays", f"arrays[{k}]")
-    if not arrays:
-        return []
-    _same_context(arrays, "broadcast_arrays")
-    shape = _broadcast_shapes([a.shape for a in arrays], "broadcast_arrays")
-    out = output_layout([a._layout for a in arrays], shape)
-    first = arrays[0]
-    comm, backend = first._comm, first._backend
-    local_shape = out.local_shape(comm.rank)
-    result = []
-    for a in arrays:
-        if a._layout == out:
-            result.append(a)
-            continue
-        block = align_block(a._local, a._layout, out, comm, backend, "broadcast_arrays")
-        result.append(_wrap(_materialize(backend.xp, block, local_shape), out, a))
-    return result
-
-
-# -- moveaxis and flip --------------------------------------------------------------------------
-def permuted(x: Array, perm: tuple[int, ...]) -> Array:
-    """``x`` with its axes in the (validated, normalized) order ``perm``: local."""
-    layout = x._layout
-    split = None if layout.split is None else perm.index(layout.split)
-    shape = tuple(x.shape[a] for a in perm)
-    local = x._backend.xp.permute_dims(x._local, perm)
-    return _wrap(local, Layout(shape, split, layout.counts), x)
-
-
-def _axis_list(axes: Any, ndim: int, func: str, name: str) -> tuple[int, ...]:
-    """An int or a tuple of ints as normalized axes, in the given order, without repeats."""
-    if isinstance(axes, int) and not isinstance(axes, bool):
-        axes = (axes,)
-    if not isinstance(axes, tuple):
-        raise TypeError(f"{func}: {name} must be an int or a tuple of ints, got {axes!r}")
-    out = tuple(normalize_axis(a, ndim, func, name) for a in axes)
-    if len(set(out)) != len(out):
-        raise ValueError(f"{func}: {name} {axes} repeats an axis")
-    return out
-
-
-def moveaxis(
-    x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
-) -> Array:
-    """The standard's ``moveaxis``: a permutation of the axes, local (no message)."""
-    check_array(x, "moveaxis")
-    src = _axis_list(source, x.ndim, "moveaxis", "source")
-    dst = _axis_list(destination, x.ndim, "moveaxis", "destination")
-    if len(src) != len(dst):
-        raise ValueError(
-            f"moveaxis: source {source} and destination {destination} differ in length"
+# -- concat and stack ---------------------------------------------------------------------------
+def _check_arrays(arrays: Any, func: str) -> list[Array]:
+    """The inputs as a list: non-empty, xdist arrays, one communicator, backend and device."""
+    if not isinstance(arrays, (tuple, list)):
+        raise TypeError(
+            f"{func}: arrays must be a tuple or list of arrays, got {type(arrays).__name__}"
         )
-    order = [a for a in range(x.ndim) if a not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return permuted(x, tuple(order))
+    if not arrays:
+        raise ValueError(f"{func}: arrays must hold at least one array")
+    for k, a in enumerate(arrays):
+        if not isinstance(a, Array):
+            check_array(a, func, f"arrays[{k}]")  # raises
+    check_same_context(arrays, func, "arrays[{}]")
+    return list(arrays)
 
 
-def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
-    """The standard's ``flip``. Local, except along the split axis: each rank reverses its
-    block and swaps it with rank ``size - 1 - rank`` (one ``sendrecv``); the result's counts
-    are the input's reversed (no all-to-all to rebalance them)."""
-    check_array(x, "flip")
-    axes = normalize_axes(axis, x.ndim, "flip")
-    layout, comm, backend = x._layout, x._comm, x._backend
-    block = backend.xp.flip(x._local, axis=axes)
-    if layout.split not in axes or comm.size == 1:
-        return _wrap(block, layout, x)
-    out = Layout(x.shape, layout.split, layout.counts[::-1])  # type: ignore[index]
-    mirror = comm.size - 1 - comm.rank
-    shape = out.local_shape(comm.rank)
-    host = backend.to_host(block).reshape(-1)
-    recv = comm.sendrecv(host, mirror, math.prod(shape), mirror)
-    return _wrap(backend.from_host(recv.reshape(shape), x.device), out, x)
+def _result_dtype(arrays: list[Array]) -> np.dtype:
+    """The promoted dtype of the inputs: the standard's table where it has an entry; mixed
+    kinds, which it leaves to the library, follow NumPy (as ``xdist.result_type`` does)."""
+    first = arrays[0].dtype
+    if all(a.dtype == first for a in arrays):
+        return first
+    return np.result_type(*(a.dtype for a in arrays))
 
 
-# -- moving a block to shifted ranges (roll, tile) ----------------------------------------------
-def _interval_moves(src: Sequence[tuple[int, int]], shift: int, dst, me: int):
-    """``(src_rank, dst_rank, (lo, hi))`` in destination coordinates for each overlap of a
-    source range moved by ``shift`` with a destination range, that this rank sends or
-    receives (each rank lists only its own; exchange_boxes needs no more)."""
+def _check_shapes(arrays: list[Array], axis: int, func: str) -> None:
+    first = arrays[0].shape
+    for k, a in enumerate(arrays[1:], start=1):
+        if a.ndim != len(first) or any(
+            n != m for i, (n, m) in enumerate(zip(a.shape, first)) if i != axis
+        ):
+            raise ValueError(
+                f"{func}: arrays[{k}] has shape {a.shape}, incompatible with arrays[0] "
+                f"{first} along axes other than {axis}"
+            )
+
+
+def _concat_layout(layouts: list[Layout], shape: tuple[int, ...], axis: int, nranks: int):
+    """Replicated if every input is; balanced along ``axis`` if any input is split along it;
+    else the layout of the largest input (split along another axis)."""
+    split = [lay for lay in layouts if lay.split is not None]
+    if not split:
+        return Layout.replicated(shape)
+    if any(lay.split == axis for lay in split):
+        return Layout.balanced(shape, axis, nranks)
+    best = max(split, key=lambda lay: math.prod(lay.shape))
+    return Layout(shape, best.split, best.counts)
+
+
+def _box(layout: Layout, rank: int, axis: int, shift: int) -> list[slice]:
+    """``rank``'s block of ``layout`` as explicit slices, moved by ``shift`` along ``axis``."""
+    box = [slice(0, n) for n in layout.shape]
+    if layout.split is not None:
+        box[layout.split] = slice(*layout.local_range(rank))
+    box[axis] = slice(box[axis].start + shift, box[axis].stop + shift)
+    return box
+
+
+def _concat_moves(layout: Layout, out: Layout, axis: int, shift: int, me: int, nranks: int):
+    """The moves of one input (placed at ``shift`` along ``axis`` of ``out``) that this rank
+    sends or receives; a replicated input serves every rank from itself."""
     moves = []
-    lo, hi = src[me][0] + shift, src[me][1] + shift
-    for rank, (dlo, dhi) in enumerate(dst):
-        if max(lo, dlo) < min(hi, dhi):
-            moves.append((me, rank, (max(lo, dlo), min(hi, dhi))))
-    dlo, dhi = dst[me]
-    for rank, (slo, shi) in enumerate(src):
-        lo, hi = max(slo + shift, dlo), min(shi + shift, dhi)
-        if rank != me and lo < hi:
-            moves.append((rank, me, (lo, hi)))
+    if layout.split is None:
+        box = intersect(_box(layout, me, axis, shift), _box(out, me, axis, 0), out.shape)
+        return [(me, me, box)] if box is not None else []
+    mine = _box(layout, me, axis, shift)
+    for dst in range(nranks):
+        box = intersect(mine, _box(out, dst, axis, 0), out.shape)
+        if box is not None:
+            moves.append((me, dst, box))
+    target = _box(out, me, axis, 0)
+    for src in range(nranks):
+        box = intersect(_box(layout, src, axis, shift), target, out.shape)
+        if box is not None and src != me:
+            moves.append((src, me, box))
     return moves
 
 
-def shift_exchange(
-    x: Array, block: Any, src: Sequence[tuple[int, int]], shifts: Sequence[int], out: Layout
-) -> Any:
-    """This rank's block of ``out`` when every rank's ``block`` (global range ``src[rank]``
-    along ``out.split``, all of every other axis of ``out``) is placed at each displacement in
-    ``shifts``; ranges falling outside the axis are dropped. One ``alltoallv``."""
-    comm, axis = x._comm, out.split
-    dst = [out.local_range(r) for r in range(comm.size)]
-
-    def box(lo: int, hi: int) -> tuple[slice, ...]:
-        full = [slice(0, n) for n in out.shape]
-        full[axis] = slice(lo, hi)  # type: ignore[index]
-        return tuple(full)
-
-    def origin(start: int) -> list[int]:
-        at = [0] * out.ndim
-        at[axis] = start  # type: ignore[index]
-        return at
-
-    sources = []
-    for shift in shifts:
-        moves = [(s, d, box(*r)) for s, d, r in _interval_moves(src, shift, dst, comm.rank)]
-        sources.append((block, moves, origin(src[comm.rank][0] + shift)))
-    return exchange_boxes(
-        sources,
-        [out.local_shape(r) for r in range(comm.size)],
-        [origin(lo) for lo, _ in dst],
-        x._backend.dtype_of(block),
-        comm,
-        x._backend,
-        x.device,
+def _concat(arrays: list[Array], axis: int, dtype: np.dtype) -> Array:
+    """Concatenate validated arrays along ``axis`` (normalized), in ``dtype``."""
+    first, nranks = arrays[0], arrays[0]._comm.size
+    comm, backend, xp = first._comm, first._backend, first._backend.xp
+    sizes = [a.shape[axis] for a in arrays]
+    shape = first.shape[:axis] + (sum(sizes),) + first.shape[axis + 1 :]
+    layouts = [a._layout for a in arrays]
+    out = _concat_layout(layouts, shape, axis, nranks)
+    native = backend.native_dtype(dtype)
+    blocks = [a._local if a.dtype == dtype else xp.astype(a._local, native) for a in arrays]
+    aligned = out.split != axis and all(
+        lay.split is None or (lay.split == out.split and lay.counts == out.counts)
+        for lay in layouts
     )
+    if out.split is None or nranks == 1 or aligned:
+        parts = (
+            blocks
+            if out.split is None or nranks == 1
+            else [
+                slice_replicated(b, out.with_shape(lay.shape, out.split), comm.rank)
+                if lay.split is None
+                else b
+                for b, lay in zip(blocks, layouts)
+            ]
+        )
+        return wrap_block(xp.concat(parts, axis=axis), out, first)
+    sources, shift = [], 0
+    for block, lay, n in zip(blocks, layouts, sizes):
+        moves = _concat_moves(lay, out, axis, shift, comm.rank, nranks)
+        origin = [s.start for s in _box(lay, comm.rank, axis, shift)]
+        sources.append((block, moves, origin))
+        shift += n
+    local = exchange_boxes(
+        sources,
+        [out.local_shape(r) for r in range(nranks)],
+        [[s.start for s in _box(out, r, axis, 0)] for r in range(nranks)],
+        dtype,
+        comm,
+        backend,
+        first.device,
+    )
+    return wrap_block(local, out, first)
 
 
-def roll_axes(x: Array, shifts: dict[int, int]) -> Array:
-    """``x`` rolled by ``shifts[axis]`` along each (normalized) axis. Local along every axis
-    but the split one; along it, one ``alltoallv`` moves each piece to its new owner and the
-    layout is kept."""
-    layout, comm, xp = x._layout, x._comm, x._backend.xp
-    split = layout.split if comm.size > 1 else None
-    local = {a: s % x.shape[a] for a, s in shifts.items() if a != split and x.shape[a]}
-    local = {a: s for a, s in local.items() if s}
-    if local:
-        block = xp.roll(x._local, shift=tuple(local.values()), axis=tuple(local))
-    else:
-        block = xp.asarray(x._local, copy=True)
-    n = x.shape[split] if split is not None else 0
-    if split not in shifts or n == 0 or shifts[split] % n == 0 or x.size == 0:
-        return _wrap(block, layout, x)
-    s = shifts[split] % n
-    src = [layout.local_range(r) for r in range(comm.size)]
-    # Element i goes to i + s, or to i + s - n once it passes the end.
-    return _wrap(shift_exchange(x, block, src, (s, s - n), layout), layout, x)
+def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
+    """The standard's ``concat`` (``axis=None``: flatten first).
+
+    Inputs split alike along another axis (or replicated) concatenate locally. Otherwise
+    (an input split along ``axis``, or layouts that differ) the output is balanced along
+    ``axis`` (or takes the largest input's layout) and every input's pieces move to their
+    owners in one all-to-all.
+    """
+    arrays = _check_arrays(arrays, "concat")
+    dtype = _result_dtype(arrays)
+    if axis is None:
+        return _concat([reshape(a, (-1,)) for a in arrays], 0, dtype)
+    ndim = arrays[0].ndim
+    if ndim == 0:
+        raise ValueError(
+            "concat: 0-d arrays cannot be concatenated along an axis (axis=None flattens them)"
+        )
+    a = normalize_axis(axis, ndim, "concat")
+    _check_shapes(arrays, a, "concat")
+    return _concat(arrays, a, dtype)
 
 
-# -- repeat along one axis ----------------------------------------------------------------------
-def check_repeats(x: Array, repeats: Any, axis: int | None) -> None:
+def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
+    """The standard's ``stack``: ``expand_dims`` of every input (local) and a ``concat``
+    along the new axis, local when the inputs share a layout (or are replicated)."""
+    arrays = _check_arrays(arrays, "stack")
+    dtype = _result_dtype(arrays)
+    first = arrays[0].shape
+    for k, x in enumerate(arrays[1:], start=1):
+        if x.shape != first:
+            raise ValueError(f"stack: arrays[{k}] has shape {x.shape}, arrays[0] {first}")
+    a = normalize_axis(axis, len(first) + 1, "stack")
+    return _concat([expand_dims(x, axis=a) for x in arrays], a, dtype)
+
+
+# -- repeat -------------------------------------------------------------------------------------
+def _check_repeats(x: Array, repeats: Any, axis: int | None) -> None:
     """The standard's rules for ``repeats`` (before any message)."""
     if isinstance(repeats, Array):
         if repeats.dtype.kind not in "iu":
@@ -286,7 +203,7 @@ def check_repeats(x: Array, repeats: Any, axis: int | None) -> None:
             raise ValueError(
                 f"repeat: repeats of shape {repeats.shape} must have shape (1,) or ({size},)"
             )
-        _same_context([x, repeats], "repeat")
+        check_same_context([(x, "x"), (repeats, "repeats")], "repeat")
         return
     if isinstance(repeats, (bool, np.bool_)) or not isinstance(repeats, (int, np.integer)):
         raise TypeError(f"repeat: repeats must be an int or an integer array, got {repeats!r}")
@@ -302,15 +219,15 @@ def _repeat_int(x: Array, repeats: int, axis: int) -> Array:
     if layout.split == axis:
         counts = tuple(c * repeats for c in counts)  # type: ignore[union-attr]
     local = x._backend.xp.repeat(x._local, repeats, axis=axis)
-    return _wrap(local, Layout(tuple(shape), layout.split, counts), x)
+    return wrap_block(local, Layout(tuple(shape), layout.split, counts), x)
 
 
 def _negative(func: str) -> ValueError:
     return ValueError(f"{func}: repeats must be >= 0")
 
 
-def repeat_along(x: Array, repeats: int | Array, axis: int) -> Array:
-    """``x`` repeated along ``axis`` (``repeats`` checked by ``check_repeats``).
+def _repeat_along(x: Array, repeats: int | Array, axis: int) -> Array:
+    """``x`` repeated along ``axis`` (``repeats`` checked by ``_check_repeats``).
 
     No data of ``x`` moves. A ``(1,)`` repeats array is read as an int (one ``bcast`` when
     split). A full one is, along the split axis, cut to ``x``'s counts (free when replicated,
@@ -339,7 +256,7 @@ def repeat_along(x: Array, repeats: int | Array, axis: int) -> Array:
         else:
             block = redistribute_block(repeats._local, repeats._layout, target, comm, backend)
             mine = backend.to_host(block).astype(np.int64)
-            info = comm.allgather_ints([int(mine.sum()), int(np.any(mine < 0))])
+            info = allgather_ints([int(mine.sum()), int(np.any(mine < 0))], comm)
             if info[:, 1].any():
                 raise _negative("repeat")
             counts = tuple(int(c) for c in info[:, 0])
@@ -353,7 +270,23 @@ def repeat_along(x: Array, repeats: int | Array, axis: int) -> Array:
         if layout.split == axis:  # one rank holds the axis
             counts = (shape[axis],)
     local = backend.xp.repeat(x._local, backend.from_host(mine, x.device), axis=axis)
-    return _wrap(local, Layout(tuple(shape), layout.split, counts), x)
+    return wrap_block(local, Layout(tuple(shape), layout.split, counts), x)
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """The standard's ``repeat``: each rank repeats its own block and no data of ``x``
+    moves; along the split axis the result's counts are the repeats of each rank's range
+    (exact, uneven). A repeats array costs at most an all-to-all or an allgather of the
+    repeats themselves and one small allgather of counts (``_repeat_along``); negative repeats
+    in an array raise on every rank after that. ``axis=None`` repeats the flattened array
+    (a reshape to 1-D, local for an array split along axis 0)."""
+    check_array(x, "repeat")
+    if axis is not None:
+        axis = normalize_axis(axis, x.ndim, "repeat")
+    _check_repeats(x, repeats, axis)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    return _repeat_along(x, repeats, axis)
 
 
 # -- tile and unstack ---------------------------------------------------------------------------
@@ -362,7 +295,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     copies are new ranges of a result balanced along that axis, filled by one ``alltoallv``
     (every rank sends its block to the owners of each copy)."""
     check_array(x, "tile")
-    reps = _ints(repetitions, "tile", "repetitions")
+    reps = check_ints(repetitions, "tile", "repetitions", 0)
     layout, comm, backend = x._layout, x._comm, x._backend
     xp = backend.xp
     lead = max(len(reps) - x.ndim, 0)
@@ -372,20 +305,21 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     block = xp.reshape(x._local, (1,) * lead + tuple(x._local.shape))
     out_shape = tuple(n * r for n, r in zip(shape, reps))
     if split is None:
-        return _wrap(xp.tile(block, reps), Layout.replicated(out_shape), x)
+        return wrap_block(xp.tile(block, reps), Layout.replicated(out_shape), x)
     if comm.size == 1:
-        return _wrap(xp.tile(block, reps), Layout.balanced(out_shape, split, 1), x)
+        return wrap_block(xp.tile(block, reps), Layout.balanced(out_shape, split, 1), x)
     k = reps[split]
     local_reps = reps[:split] + (1,) + reps[split + 1 :]
     block = xp.tile(block, local_reps)
     if k == 1:
-        return _wrap(block, Layout(out_shape, split, layout.counts), x)
+        return wrap_block(block, Layout(out_shape, split, layout.counts), x)
     out = Layout.balanced(out_shape, split, comm.size)
     if math.prod(out_shape) == 0:
-        return _wrap(backend.empty(out.local_shape(comm.rank), x.dtype, x.device), out, x)
+        return wrap_block(backend.empty(out.local_shape(comm.rank), x.dtype, x.device), out, x)
     src = [layout.local_range(r) for r in range(comm.size)]
     n = shape[split]
-    return _wrap(shift_exchange(x, block, src, [j * n for j in range(k)], out), out, x)
+    shifts = [j * n for j in range(k)]
+    return wrap_block(shift_exchange(block, src, shifts, out, comm, backend, x.device), out, x)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
@@ -405,4 +339,4 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
         out = Layout.replicated(shape)
     else:
         out = Layout(shape, split - (split > a), layout.counts)
-    return tuple(_wrap(x._local[(*before, i, Ellipsis)], out, x) for i in range(x.shape[a]))
+    return tuple(wrap_block(x._local[(*before, i, Ellipsis)], out, x) for i in range(x.shape[a]))

@@ -1,70 +1,40 @@
-"""Manipulation functions of the standard: reshape, permute_dims, concat, stack, expand_dims,
-squeeze, roll and repeat here; broadcasting, flip, moveaxis, tile and unstack in
-``_manipulation_more`` (re-exported, with this module's ``__all__`` naming the whole chapter).
+"""Shape manipulation: ``reshape``, ``squeeze``, ``expand_dims``, ``permute_dims`` and
+``moveaxis``.
 
-Where the split axis survives the operation, each rank transforms its own block and nothing
-moves: permute_dims, expand_dims, squeeze of other axes, concat along a non-split axis, and
-every reshape that keeps the split axis's run of the C-order layout (see ``_local_layout``).
-Otherwise the data moves in one all-to-all of boxes of global index space
-(``exchange_boxes``): a reshape moves flat ranges of a split-0 array, a concat sends every
-input's pieces to the owners of the output. Nothing gathers a whole array.
+Where the split axis survives, each rank transforms its own block and nothing moves:
+``permute_dims``, ``moveaxis``, ``expand_dims``, ``squeeze`` of other axes, and every
+``reshape`` that keeps the split axis's run of the C-order layout (see ``_local_layout``).
+Otherwise a reshape moves flat ranges of a split-0 array in one all-to-all of boxes of global
+index space (``exchange_boxes``); a squeeze of the split axis re-splits the array first.
+Nothing gathers a whole array (but a 0-d result's one element).
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
+from .._array import Array, wrap_block
+from .._creation_functions import check_ints, ordered_axes
+from .._layout import Layout
+from .._movement.collectives import all_ranks
+from .._movement.redistribute import exchange_boxes, gather_block, redistribute_block
+from .._validation import check_array, normalize_axes, normalize_axis
 
-from .. import _array
-from .._layout import Layout, intersect
-from .joining import (
-    _wrap,
-    broadcast_arrays,
-    broadcast_shapes,
-    broadcast_to,
-    check_repeats,
-    flip,
-    moveaxis,
-    permuted,
-    repeat_along,
-    roll_axes,
-    tile,
-    unstack,
-)
-from .._movement.redistribute import (
-    exchange_boxes,
-    gather_block,
-    redistribute_block,
-    slice_replicated,
-)
-from .._validation import check_array, check_same_context, normalize_axes, normalize_axis
-
-__all__ = [
-    "broadcast_arrays",
-    "broadcast_shapes",
-    "broadcast_to",
-    "concat",
-    "expand_dims",
-    "flip",
-    "moveaxis",
-    "permute_dims",
-    "repeat",
-    "reshape",
-    "roll",
-    "squeeze",
-    "stack",
-    "tile",
-    "unstack",
-]
-
-Array = _array.Array
+__all__ = ["expand_dims", "moveaxis", "permute_dims", "reshape", "squeeze"]
 
 
-# -- permute_dims, expand_dims, squeeze ---------------------------------------------------------
+# -- permutations, new and squeezed axes --------------------------------------------------------
+def _permuted(x: Array, perm: tuple[int, ...]) -> Array:
+    """``x`` with its axes in the (validated, normalized) order ``perm``: local."""
+    layout = x._layout
+    split = None if layout.split is None else perm.index(layout.split)
+    shape = tuple(x.shape[a] for a in perm)
+    local = x._backend.xp.permute_dims(x._local, perm)
+    return wrap_block(local, Layout(shape, split, layout.counts), x)
+
+
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """The standard's ``permute_dims``: local; the split axis moves to its new position."""
     check_array(x, "permute_dims")
@@ -77,7 +47,7 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     perm = tuple(normalize_axis(a, x.ndim, "permute_dims", "axes") for a in axes)
     if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"permute_dims: axes {tuple(axes)} is not a permutation of the axes")
-    return permuted(x, perm)
+    return _permuted(x, perm)
 
 
 def expand_dims(x: Array, /, axis: int = 0) -> Array:
@@ -90,7 +60,7 @@ def expand_dims(x: Array, /, axis: int = 0) -> Array:
     if split is not None and split >= a:
         split += 1
     local = x._backend.xp.expand_dims(x._local, axis=a)
-    return _wrap(local, Layout(shape, split, layout.counts), x)
+    return wrap_block(local, Layout(shape, split, layout.counts), x)
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
@@ -122,22 +92,39 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     if split is not None:
         split -= sum(a < split for a in axes)
     local = x._backend.xp.squeeze(block, axis=axes)
-    return _wrap(local, Layout(shape, split, layout.counts), x)
+    return wrap_block(local, Layout(shape, split, layout.counts), x)
+
+
+def _axis_list(axes: Any, ndim: int, func: str, name: str) -> tuple[int, ...]:
+    """An int or a tuple of ints as normalized axes, in the given order, without repeats."""
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        axes = (axes,)
+    if not isinstance(axes, tuple):
+        raise TypeError(f"{func}: {name} must be an int or a tuple of ints, got {axes!r}")
+    return ordered_axes(axes, ndim, func, name)
+
+
+def moveaxis(
+    x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
+) -> Array:
+    """The standard's ``moveaxis``: a permutation of the axes, local (no message)."""
+    check_array(x, "moveaxis")
+    src = _axis_list(source, x.ndim, "moveaxis", "source")
+    dst = _axis_list(destination, x.ndim, "moveaxis", "destination")
+    if len(src) != len(dst):
+        raise ValueError(
+            f"moveaxis: source {source} and destination {destination} differ in length"
+        )
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _permuted(x, tuple(order))
 
 
 # -- reshape ------------------------------------------------------------------------------------
 def _target_shape(shape: Any, old: tuple[int, ...]) -> tuple[int, ...]:
     """``shape`` with its ``-1`` resolved, checked against the size of ``old``."""
-    if not isinstance(shape, (tuple, list)):
-        raise TypeError(f"reshape: shape must be a tuple of ints, got {shape!r}")
-    dims = []
-    for n in shape:
-        if isinstance(n, bool):
-            raise TypeError(f"reshape: shape {tuple(shape)} must hold ints")
-        try:
-            dims.append(operator.index(n))
-        except TypeError:
-            raise TypeError(f"reshape: shape {tuple(shape)} must hold ints") from None
+    dims = list(check_ints(shape, "reshape", "shape"))
     size = math.prod(old)
     if dims.count(-1) > 1:
         raise ValueError(f"reshape: shape {tuple(dims)} has more than one -1")
@@ -183,19 +170,18 @@ def _reshape_block(x: Array, block: Any, out: Layout, copy: bool | None) -> Arra
     xp, comm = x._backend.xp, x._comm
     shape = out.local_shape(comm.rank)
     if copy is not False:
-        return _wrap(xp.reshape(block, shape, copy=copy), out, x)
+        return wrap_block(xp.reshape(block, shape, copy=copy), out, x)
     try:
         local, ok = xp.reshape(block, shape, copy=False), True
     except (ValueError, AttributeError):  # CuPy (through array-api-compat): AttributeError
         local, ok = None, False
-    if comm.size > 1:  # a view may exist on some ranks only (strides): agree before raising
-        ok = bool(comm.allreduce(np.array([ok]), "land")[0])
+    ok = all_ranks(ok, comm)  # a view may exist on some ranks only (strides): agree first
     if not ok:
         raise ValueError(
             f"reshape: copy=False but a block of shape {x.lshape} cannot be "
             f"viewed as {shape} without a copy"
         )
-    return _wrap(local, out, x)
+    return wrap_block(local, out, x)
 
 
 def _range_moves(src: Sequence[tuple[int, int]], dst: Sequence[tuple[int, int]]):
@@ -263,7 +249,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     backend, block = x._backend, x._local
     if not new:  # the one element of a size-1 array
         full = gather_block(block, layout, comm, backend)
-        return _wrap(backend.xp.reshape(full, ()), Layout.replicated(()), x)
+        return wrap_block(backend.xp.reshape(full, ()), Layout.replicated(()), x)
     if layout.split != 0:
         target = Layout.balanced(x.shape, 0, comm.size)
         block, layout = redistribute_block(block, layout, target, comm, backend), target
@@ -271,216 +257,4 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         if local is not None:
             return _reshape_block(x, block, local, None)
     out = Layout.balanced(new, 0, comm.size)
-    return _wrap(_move_flat(block, layout, out, comm, backend), out, x)
-
-
-# -- concat and stack ---------------------------------------------------------------------------
-def _check_arrays(arrays: Any, func: str) -> list[Array]:
-    """The inputs as a list: non-empty, xdist arrays, one communicator, backend and device."""
-    if not isinstance(arrays, (tuple, list)):
-        raise TypeError(
-            f"{func}: arrays must be a tuple or list of arrays, got {type(arrays).__name__}"
-        )
-    if not arrays:
-        raise ValueError(f"{func}: arrays must hold at least one array")
-    for k, a in enumerate(arrays):
-        if not isinstance(a, Array):
-            check_array(a, func, f"arrays[{k}]")  # raises
-    check_same_context(arrays, func, "arrays[{}]")
-    return list(arrays)
-
-
-def _result_dtype(arrays: list[Array]) -> np.dtype:
-    """The promoted dtype of the inputs: the standard's table where it has an entry; mixed
-    kinds, which it leaves to the library, follow NumPy (as ``xdist.result_type`` does)."""
-    first = arrays[0].dtype
-    if all(a.dtype == first for a in arrays):
-        return first
-    return np.result_type(*(a.dtype for a in arrays))
-
-
-def _check_shapes(arrays: list[Array], axis: int, func: str) -> None:
-    first = arrays[0].shape
-    for k, a in enumerate(arrays[1:], start=1):
-        if a.ndim != len(first) or any(
-            n != m for i, (n, m) in enumerate(zip(a.shape, first)) if i != axis
-        ):
-            raise ValueError(
-                f"{func}: arrays[{k}] has shape {a.shape}, incompatible with arrays[0] "
-                f"{first} along axes other than {axis}"
-            )
-
-
-def _concat_layout(layouts: list[Layout], shape: tuple[int, ...], axis: int, nranks: int):
-    """Replicated if every input is; balanced along ``axis`` if any input is split along it;
-    else the layout of the largest input (split along another axis)."""
-    split = [lay for lay in layouts if lay.split is not None]
-    if not split:
-        return Layout.replicated(shape)
-    if any(lay.split == axis for lay in split):
-        return Layout.balanced(shape, axis, nranks)
-    best = max(split, key=lambda lay: math.prod(lay.shape))
-    return Layout(shape, best.split, best.counts)
-
-
-def _box(layout: Layout, rank: int, axis: int, shift: int) -> list[slice]:
-    """``rank``'s block of ``layout`` as explicit slices, moved by ``shift`` along ``axis``."""
-    box = [slice(0, n) for n in layout.shape]
-    if layout.split is not None:
-        box[layout.split] = slice(*layout.local_range(rank))
-    box[axis] = slice(box[axis].start + shift, box[axis].stop + shift)
-    return box
-
-
-def _concat_moves(layout: Layout, out: Layout, axis: int, shift: int, me: int, nranks: int):
-    """The moves of one input (placed at ``shift`` along ``axis`` of ``out``) that this rank
-    sends or receives; a replicated input serves every rank from itself."""
-    moves = []
-    if layout.split is None:
-        box = intersect(_box(layout, me, axis, shift), _box(out, me, axis, 0), out.shape)
-        return [(me, me, box)] if box is not None else []
-    mine = _box(layout, me, axis, shift)
-    for dst in range(nranks):
-        box = intersect(mine, _box(out, dst, axis, 0), out.shape)
-        if box is not None:
-            moves.append((me, dst, box))
-    target = _box(out, me, axis, 0)
-    for src in range(nranks):
-        box = intersect(_box(layout, src, axis, shift), target, out.shape)
-        if box is not None and src != me:
-            moves.append((src, me, box))
-    return moves
-
-
-def _concat(arrays: list[Array], axis: int, dtype: np.dtype) -> Array:
-    """Concatenate validated arrays along ``axis`` (normalized), in ``dtype``."""
-    first, nranks = arrays[0], arrays[0]._comm.size
-    comm, backend, xp = first._comm, first._backend, first._backend.xp
-    sizes = [a.shape[axis] for a in arrays]
-    shape = first.shape[:axis] + (sum(sizes),) + first.shape[axis + 1 :]
-    layouts = [a._layout for a in arrays]
-    out = _concat_layout(layouts, shape, axis, nranks)
-    native = backend.native_dtype(dtype)
-    blocks = [a._local if a.dtype == dtype else xp.astype(a._local, native) for a in arrays]
-    aligned = out.split != axis and all(
-        lay.split is None or (lay.split == out.split and lay.counts == out.counts)
-        for lay in layouts
-    )
-    if out.split is None or nranks == 1 or aligned:
-        parts = (
-            blocks
-            if out.split is None or nranks == 1
-            else [
-                slice_replicated(b, out.with_shape(lay.shape, out.split), comm.rank)
-                if lay.split is None
-                else b
-                for b, lay in zip(blocks, layouts)
-            ]
-        )
-        return _wrap(xp.concat(parts, axis=axis), out, first)
-    sources, shift = [], 0
-    for block, lay, n in zip(blocks, layouts, sizes):
-        moves = _concat_moves(lay, out, axis, shift, comm.rank, nranks)
-        origin = [s.start for s in _box(lay, comm.rank, axis, shift)]
-        sources.append((block, moves, origin))
-        shift += n
-    local = exchange_boxes(
-        sources,
-        [out.local_shape(r) for r in range(nranks)],
-        [[s.start for s in _box(out, r, axis, 0)] for r in range(nranks)],
-        dtype,
-        comm,
-        backend,
-        first.device,
-    )
-    return _wrap(local, out, first)
-
-
-def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
-    """The standard's ``concat`` (``axis=None``: flatten first).
-
-    Inputs split alike along another axis (or replicated) concatenate locally. Otherwise
-    (an input split along ``axis``, or layouts that differ) the output is balanced along
-    ``axis`` (or takes the largest input's layout) and every input's pieces move to their
-    owners in one all-to-all.
-    """
-    arrays = _check_arrays(arrays, "concat")
-    dtype = _result_dtype(arrays)
-    if axis is None:
-        return _concat([reshape(a, (-1,)) for a in arrays], 0, dtype)
-    ndim = arrays[0].ndim
-    if ndim == 0:
-        raise ValueError(
-            "concat: 0-d arrays cannot be concatenated along an axis (axis=None flattens them)"
-        )
-    a = normalize_axis(axis, ndim, "concat")
-    _check_shapes(arrays, a, "concat")
-    return _concat(arrays, a, dtype)
-
-
-def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
-    """The standard's ``stack``: ``expand_dims`` of every input (local) and a ``concat``
-    along the new axis, local when the inputs share a layout (or are replicated)."""
-    arrays = _check_arrays(arrays, "stack")
-    dtype = _result_dtype(arrays)
-    first = arrays[0].shape
-    for k, x in enumerate(arrays[1:], start=1):
-        if x.shape != first:
-            raise ValueError(f"stack: arrays[{k}] has shape {x.shape}, arrays[0] {first}")
-    a = normalize_axis(axis, len(first) + 1, "stack")
-    return _concat([expand_dims(x, axis=a) for x in arrays], a, dtype)
-
-
-# -- roll and repeat (their split-axis cores are in _manipulation_more) -------------------------
-def _int_tuple(value: Any, func: str, name: str) -> tuple[int, ...]:
-    """An int or a tuple of ints as a tuple, or a TypeError naming ``func`` and ``name``."""
-    items = value if isinstance(value, tuple) else (value,)
-    for v in items:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"{func}: {name} must be an int or a tuple of ints, got {value!r}")
-    return tuple(int(v) for v in items)
-
-
-def roll(
-    x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None
-) -> Array:
-    """The standard's ``roll``. Local along axes other than the split one; along the split
-    axis one ``alltoallv`` moves each piece to its new owner and the layout is kept. As in
-    NumPy, an int ``shift`` applies to every axis of a tuple ``axis`` and a repeated axis
-    rolls by the sum of its shifts. ``axis=None`` rolls the flattened array: a reshape to 1-D
-    and back (local for an array split along axis 0; otherwise reshape's all-to-alls, and
-    the result has reshape's layout)."""
-    check_array(x, "roll")
-    shifts = _int_tuple(shift, "roll", "shift")
-    if axis is None:
-        if len(shifts) != 1 or isinstance(shift, tuple):
-            raise TypeError(f"roll: shift must be an int when axis is None, got {shift!r}")
-        flat = reshape(x, (-1,))
-        return reshape(roll_axes(flat, {0: shifts[0]}), x.shape)
-    axes = tuple(normalize_axis(a, x.ndim, "roll") for a in _int_tuple(axis, "roll", "axis"))
-    if len(shifts) == 1:
-        shifts *= len(axes)
-    elif len(axes) == 1:
-        axes *= len(shifts)
-    if len(shifts) != len(axes):
-        raise ValueError(f"roll: shift {shift} and axis {axis} differ in length")
-    total: dict[int, int] = {}
-    for a, s in zip(axes, shifts):
-        total[a] = total.get(a, 0) + s
-    return roll_axes(x, total)
-
-
-def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
-    """The standard's ``repeat``: each rank repeats its own block and no data of ``x``
-    moves; along the split axis the result's counts are the repeats of each rank's range
-    (exact, uneven). A repeats array costs at most an all-to-all or an allgather of the
-    repeats themselves and one small allgather of counts (``repeat_along``); negative repeats
-    in an array raise on every rank after that. ``axis=None`` repeats the flattened array
-    (a reshape to 1-D, local for an array split along axis 0)."""
-    check_array(x, "repeat")
-    if axis is not None:
-        axis = normalize_axis(axis, x.ndim, "repeat")
-    check_repeats(x, repeats, axis)
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    return repeat_along(x, repeats, axis)
+    return wrap_block(_move_flat(block, layout, out, comm, backend), out, x)

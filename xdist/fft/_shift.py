@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._array import Array
-from .._manipulation_functions.joining import roll_axes
+from .._manipulation_functions.reordering import roll_axes
 from .._validation import check_array, normalize_axis
 
 __all__ = ["fftshift", "ifftshift"]
