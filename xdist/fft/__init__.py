@@ -23,11 +23,11 @@ from complex64).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Any
 
 from .._array import Array
+from .._creation_functions import check_int, ordered_axes
 from .._dtypes import check_category
 from .._validation import check_array, normalize_axis
 from ._freq import fftfreq, rfftfreq
@@ -63,15 +63,6 @@ def _check_input(x: Any, kind: str, norm: Any, func: str) -> None:
         raise ValueError(f"{func}: norm must be one of {_NORMS}, got {norm!r}")
 
 
-def _length(n: Any, func: str, name: str = "n") -> int:
-    if isinstance(n, bool):
-        raise TypeError(f"{func}: {name} must be an int, got {n!r}")
-    try:
-        return operator.index(n)
-    except TypeError:
-        raise TypeError(f"{func}: {name} must be an int, got {n!r}") from None
-
-
 def _check_points(n: int, func: str, name: str = "n") -> int:
     if n < 1:
         raise ValueError(f"{func}: invalid number of data points {name}={n}; it must be >= 1")
@@ -90,7 +81,7 @@ def _as_complex(x: Array, kind: str) -> Array:
 def _one_axis(x: Any, n: Any, axis: Any, norm: Any, kind: str, func: str) -> Array:
     _check_input(x, kind, norm, func)
     if n is not None:
-        n = _check_points(_length(n, func), func)
+        n = _check_points(check_int(n, func, "n"), func)
     if x.ndim == 0:
         raise ValueError(f"{func}: x must have at least one dimension")
     axis = normalize_axis(axis, x.ndim, func)
@@ -140,9 +131,7 @@ def _axes_and_sizes(x: Array, s: Any, axes: Any, real: bool, func: str):
         axes = tuple(range(x.ndim))
     elif not isinstance(axes, Sequence) or isinstance(axes, str):
         raise TypeError(f"{func}: axes must be a sequence of ints or None, got {axes!r}")
-    axes = tuple(normalize_axis(a, x.ndim, func, "axes") for a in axes)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"{func}: axes {axes} repeats an axis")
+    axes = ordered_axes(axes, x.ndim, func, "axes")
     if s is None:
         sizes = [x.shape[a] for a in axes]
         if real and axes:
@@ -152,7 +141,7 @@ def _axes_and_sizes(x: Array, s: Any, axes: Any, real: bool, func: str):
             raise TypeError(f"{func}: s must be a sequence of ints or None, got {s!r}")
         if len(s) != len(axes):
             raise ValueError(f"{func}: s has {len(s)} entries but axes has {len(axes)}")
-        sizes = [_length(n, func, "s") for n in s]
+        sizes = [check_int(n, func, "s") for n in s]
         sizes = [x.shape[a] if n == -1 else n for n, a in zip(sizes, axes)]
     for n in sizes:
         _check_points(n, func, "s")

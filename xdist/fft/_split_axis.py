@@ -38,7 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from .._creation_functions import iota
 from .._layout import Layout, balanced_counts
+from .._movement.collectives import alltoallv_host
 from .._movement.gathers import warn_gather
 from .._movement.redistribute import redistribute_block
 from ._steps import C2R, INVERSE, Step, complex_of, real_of, run_local
@@ -113,20 +115,14 @@ def _prepare(rows: Any, start: int, step: Step, backend: Any) -> Any:
     if step.kind not in C2R:
         return rows
     n, m = step.n, step.n // 2 + 1
-    g = _iota(start, start + rows.shape[0], backend, backend.device_of(rows))
+    g = iota(start, start + rows.shape[0], backend, backend.device_of(rows))
     weight = xp.where((g >= 1) & (g <= n - m), 2.0, 1.0)
     return rows * xp.astype(weight, backend.native_dtype(real_of(real)))[:, None]
 
 
-def _iota(start: int, stop: int, backend: Any, device: Any) -> Any:
-    """The int64 global indices ``start:stop`` on ``device``."""
-    local = backend.xp.arange(start, stop, dtype=backend.native_dtype(np.dtype("int64")))
-    return backend.asarray(local, device=device)
-
-
 def _owner(index: np.ndarray, counts: tuple[int, ...]) -> np.ndarray:
     """The rank holding each global ``index`` under ``counts`` (blocks in rank order)."""
-    return np.searchsorted(np.cumsum(counts), index, side="right")
+    return Layout((sum(counts),), 0, counts).owners(index)
 
 
 def _shuffle(
@@ -149,7 +145,7 @@ def _shuffle(
     valid = np.flatnonzero(want >= 0)
     place = valid[np.lexsort((want[valid], owner[valid]))]
     recvcounts = np.bincount(owner[valid], minlength=size) * width
-    recv = comm.alltoallv(sendbuf, sendcounts.tolist(), recvcounts.tolist())
+    recv = alltoallv_host(sendbuf, sendcounts, recvcounts, comm)
     result = np.zeros((want.size, width), dtype=rows.dtype)
     result[place] = recv.reshape(-1, width)
     return result
@@ -218,7 +214,7 @@ def _twiddle(n, n1, q0, q1, inverse, dtype, backend, device) -> Any:
     """``exp(-+2*pi*i * (k1*j2 mod n) / n)`` for ``k1 < n1``, ``q0 <= j2 < q1``, shape
     ``(n1, q, 1)``; the exponent is reduced mod ``n`` and evaluated in double precision."""
     xp = backend.xp
-    prod = (_iota(0, n1, backend, device)[:, None] * _iota(q0, q1, backend, device)[None, :]) % n
+    prod = (iota(0, n1, backend, device)[:, None] * iota(q0, q1, backend, device)[None, :]) % n
     sign = 1.0 if inverse else -1.0
     angle = xp.astype(prod, backend.native_dtype(np.dtype("float64"))) * (sign * 2 * math.pi / n)
     tw = xp.cos(angle) + 1j * xp.sin(angle)
