@@ -1,5 +1,6 @@
 """What the linalg functions share: argument checks, result tuples, the batch/matrix split of a
-stack of matrices, agreement on a data-dependent failure, and the QR sign convention."""
+stack of matrices, agreement on a data-dependent failure (``agreed_result``), and the QR sign
+convention."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ from typing import Any, NamedTuple
 import array_api_compat
 import numpy as np
 
-from .. import _array
+from .._array import Array
 from .._dtypes import check_category
+from .._movement.collectives import any_rank
 from .._validation import check_array
-
-Array = _array.Array
 
 
 class EigResult(NamedTuple):
@@ -62,14 +62,12 @@ def split_on_matrix(x: Array) -> bool:
     return x.split is not None and x.split >= x.ndim - 2
 
 
-wrap = _array.wrap_block
-
-
 def linalg_error(backend: Any) -> type[Exception]:
+    """The backend library's error for a failed factorization (NumPy's ``LinAlgError``)."""
     return getattr(backend.xp.linalg, "LinAlgError", np.linalg.LinAlgError)
 
 
-def agree(func: str, compute, like: Array, *, local: bool) -> Any:
+def agreed_result(func: str, compute, like: Array, *, local: bool) -> Any:
     """``compute()`` on this rank's matrices. When the ranks compute on different matrices
     (``local``: a stack split along a batch axis), a failure on one rank (a singular matrix,
     no convergence) is agreed with one ``allreduce`` of a flag, so that every rank raises
@@ -86,7 +84,7 @@ def agree(func: str, compute, like: Array, *, local: bool) -> Any:
             result = compute()
     except Exception as exc:  # noqa: BLE001 (any failure must reach the other ranks)
         error = exc
-    failed = bool(comm.allreduce(np.array([error is not None]), "lor")[0])
+    failed = any_rank(error is not None, comm)
     if error is not None:
         raise error
     if failed:

@@ -11,20 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._array import Array, wrap_block
 from .._dtypes import check_category
 from .._layout import Layout
 from .._movement.broadcast import broadcast_shapes
 from .._movement.redistribute import slice_replicated
 from .._validation import check_same_context
-from ._common import (
-    Array,
-    EighResult,
-    EigResult,
-    SlogdetResult,
-    agree,
-    check_matrices,
-    wrap,
-)
+from ._common import EighResult, EigResult, SlogdetResult, agreed_result, check_matrices
 from ._gathered import align_to, batch_layout, gathered, place, whole
 
 __all__ = [
@@ -198,12 +191,12 @@ def solve(x1: Array, x2: Array, /) -> Array:
     if batch is not None:
         b1 = align_to(x1, batch, 2, "solve")
         b2 = align_to(x2, batch, 1 if vector else 2, "solve")
-        block = agree("solve", lambda: local_solve(b1, b2), x1, local=True)
-        return wrap(block, Layout(shape, batch.split, batch.counts), x1)
+        block = agreed_result("solve", lambda: local_solve(b1, b2), x1, local=True)
+        return wrap_block(block, Layout(shape, batch.split, batch.counts), x1)
     a, b = whole(x1, "solve"), whole(x2, "solve")
-    block = agree("solve", lambda: local_solve(a, b), x1, local=False)
+    block = agreed_result("solve", lambda: local_solve(a, b), x1, local=False)
     layout = Layout.replicated(shape)
     if x2.split is not None and x2.shape == shape:
         layout = x2._layout
         block = slice_replicated(block, layout, x1._comm.rank)
-    return wrap(block, layout, x1)
+    return wrap_block(block, layout, x1)

@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._array import Array, wrap_block
 from .._layout import Layout
 from .._movement.gathers import implicit_gather
 from .._movement.redistribute import redistribute_block, slice_replicated
-from ._common import Array, agree, split_on_matrix, wrap
+from ._common import agreed_result, split_on_matrix
 
 __all__ = ["whole", "gathered", "place", "batch_layout", "align_to"]
 
@@ -47,7 +48,7 @@ def gathered(x: Array, func: str, compute: Callable[[Any], Any], *, may_fail: bo
     else:
         block, work = x._local, x._layout
     local = work.split is not None
-    result = agree(func, lambda: compute(block), x, local=local and may_fail)
+    result = agreed_result(func, lambda: compute(block), x, local=local and may_fail)
     return result, work
 
 
@@ -66,14 +67,14 @@ def place(
     there with ``x``'s counts, each rank slicing its part locally (no message).
     """
     if work.split is not None:
-        return wrap(block, Layout(shape, work.split, work.counts), x)
+        return wrap_block(block, Layout(shape, work.split, work.counts), x)
     layout = Layout.replicated(shape)
     if split_on_matrix(x) and follow:
         axis = follow.get(x.split - x.ndim)
         if axis is not None:
             layout = Layout(shape, axis % len(shape), x.counts)
             block = slice_replicated(block, layout, x._comm.rank)
-    return wrap(block, layout, x)
+    return wrap_block(block, layout, x)
 
 
 def batch_layout(out_batch: tuple[int, ...], operands: list[tuple[Layout, int]]):

@@ -15,9 +15,10 @@ from typing import Any
 from .. import _elementwise_functions as ew
 from .. import _manipulation_functions as manip
 from .. import _statistical_functions as stats
+from .._array import Array
 from .._dtypes import check_category
 from .._validation import check_array, normalize_axes
-from ._common import Array, check_matrices, real_dtype
+from ._common import check_matrices, real_dtype
 from ._tsqr import svdvals
 
 __all__ = ["matrix_norm", "vector_norm"]

@@ -13,6 +13,7 @@ from typing import Any
 from .. import _elementwise_functions as ew
 from .. import _manipulation_functions as manip
 from .. import _statistical_functions as stats
+from .._array import Array, wrap_block
 from .._distribution_functions import resplit
 from .._dtypes import as_dtype, check_category
 from .._layout import Layout
@@ -20,7 +21,6 @@ from .._linear_algebra_functions import _check_pair
 from .._movement.broadcast import broadcast_shapes
 from .._movement.gathers import warn_gather
 from .._validation import check_array
-from ._common import Array, wrap
 
 __all__ = ["cross", "diagonal", "outer", "trace"]
 
@@ -73,7 +73,8 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
         # The block's own diagonal with its origin moved to global (lo, 0) or (0, lo).
         local_offset = offset + lo if x.split == x.ndim - 2 else offset - lo
     block = xp.linalg.diagonal(x._local, offset=local_offset)
-    return wrap(xp.asarray(block, copy=True), layout, x)  # NumPy's diagonal is a read-only view
+    # A copy: NumPy's diagonal is a read-only view.
+    return wrap_block(xp.asarray(block, copy=True), layout, x)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:

@@ -16,10 +16,11 @@ import numpy as np
 from .. import _elementwise_functions as ew
 from .. import _manipulation_functions as manip
 from .. import _statistical_functions as stats
+from .._array import Array
 from .._dtypes import check_category
 from .._linear_algebra_functions import matmul, matrix_transpose
 from .._movement.broadcast import broadcast_shapes
-from ._common import Array, check_matrices, real_dtype
+from ._common import check_matrices, real_dtype
 from ._tsqr import svd, svdvals
 
 __all__ = ["matrix_rank", "pinv"]

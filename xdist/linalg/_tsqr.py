@@ -33,8 +33,10 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
+from .._array import Array, wrap_block
 from .._layout import Layout
-from ._common import Array, QRResult, SVDResult, check_matrices, positive_diagonal, wrap
+from .._movement.collectives import allgather_block
+from ._common import QRResult, SVDResult, check_matrices, positive_diagonal
 from ._gathered import gathered, place
 
 __all__ = ["qr", "svd", "svdvals"]
@@ -57,7 +59,7 @@ def _stack_factors(r: Any, ks: list[int], like: Array) -> Any:
     backend, comm = like._backend, like._comm
     batch, n = tuple(r.shape[:-2]), r.shape[-1]
     per_row = math.prod(batch) * n
-    flat = comm.allgatherv(backend.to_host(r).reshape(-1), [k * per_row for k in ks])
+    flat = allgather_block(r, [k * per_row for k in ks], comm, backend)
     parts, start = [], 0
     for k in ks:
         parts.append(flat[start : start + k * per_row].reshape((*batch, k, n)))
@@ -98,7 +100,9 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     if _tall_on_rows(x) and (mode == "reduced" or m == n):
         q, r = positive_diagonal(*tsqr(x._local, x.counts, x), xp)
         q_layout = Layout((*batch, m, n), x.ndim - 2, x.counts)
-        return QRResult(wrap(q, q_layout, x), wrap(r, Layout.replicated((*batch, n, n)), x))
+        return QRResult(
+            wrap_block(q, q_layout, x), wrap_block(r, Layout.replicated((*batch, n, n)), x)
+        )
 
     def compute(b):
         return positive_diagonal(*xp.linalg.qr(b, mode=mode), xp)
@@ -169,7 +173,11 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
         u_r, s, vh = xp.linalg.svd(r, full_matrices=False)
         u, vh = svd_signs(xp.matmul(q, u_r), vh, m, n, xp)
         u_layout = Layout((*batch, m, k), nd - 2, x.counts)
-        return SVDResult(wrap(u, u_layout, x), wrap(s, rep(s.shape), x), wrap(vh, rep(vh.shape), x))
+        return SVDResult(
+            wrap_block(u, u_layout, x),
+            wrap_block(s, rep(s.shape), x),
+            wrap_block(vh, rep(vh.shape), x),
+        )
     if reduced and _wide_on_columns(x, strict=True):  # x^H = (Q U_R) S Vh_R
         q, r = tsqr(xp.conj(xp.matrix_transpose(x._local)), x.counts, x)
         u_r, s, vh_r = xp.linalg.svd(r, full_matrices=False)
@@ -177,7 +185,11 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
         vh = xp.conj(xp.matrix_transpose(xp.matmul(q, u_r)))
         u, vh = svd_signs(u, vh, m, n, xp)
         vh_layout = Layout((*batch, k, n), nd - 1, x.counts)
-        return SVDResult(wrap(u, rep(u.shape), x), wrap(s, rep(s.shape), x), wrap(vh, vh_layout, x))
+        return SVDResult(
+            wrap_block(u, rep(u.shape), x),
+            wrap_block(s, rep(s.shape), x),
+            wrap_block(vh, vh_layout, x),
+        )
 
     def compute(b):
         u, s, vh = xp.linalg.svd(b, full_matrices=full_matrices)
@@ -207,6 +219,6 @@ def svdvals(x: Array, /) -> Array:
     if block is not None:
         _, r = tsqr(block, x.counts, x, want_q=False)
         s = xp.linalg.svdvals(r)
-        return wrap(s, Layout.replicated(s.shape), x)
+        return wrap_block(s, Layout.replicated(s.shape), x)
     s, work = gathered(x, "svdvals", xp.linalg.svdvals)
     return place(s, work, x, (*x.shape[:-2], min(x.shape[-2:])))
