@@ -80,7 +80,7 @@ def gather_on_one_rank(
 ) -> Any:
     """The documented gather: the whole array on the rank holding most of it, transformed
     there, spread back in ``out``. Two all-to-alls; memory there: the input and output.
-    An implicit gather: issues the ``GatherWarning`` (see ``xdist/_gathers.py``)."""
+    An implicit gather: issues the ``GatherWarning`` (see ``xdist/_movement/gathers.py``)."""
     warn_gather("fft", layout, backend.dtype_of(block), comm, onto="one rank (a prime length)")
     a, me = step.axis, comm.rank
     holder = int(np.argmax(layout.counts))
