@@ -25,6 +25,11 @@ Settings (environment variable in brackets):
   the watchdog off.
 - ``collective_timeout_abort`` [``XDIST_COLLECTIVE_TIMEOUT_ABORT=0|1``]: past the timeout,
   also end the job (``MPI_Abort``) instead of waiting on. Default off.
+- ``check_replicated`` [``XDIST_CHECK_REPLICATED=0|1``]: constructors given replicated data
+  (``from_local(..., split=None)``, ``asarray(..., split=None)``) compare a checksum of it
+  across the ranks (one allgather) and raise the same error everywhere when it differs. Off
+  by default (hashing costs more than the constructor's own copy); the test command turns it
+  on. Metadata (shape, dtype, split) is always agreed.
 - ``debug_collectives`` [``XDIST_DEBUG_COLLECTIVES=0|1``]: before every collective, check
   that all ranks entered the same one (name and message sizes), and raise the same
   ``xdist.CollectiveMismatchError`` on every rank where they did not. One extra small
@@ -100,6 +105,7 @@ class Config:
     collective_timeout: float = 60.0
     collective_timeout_abort: bool = False
     debug_collectives: bool = False
+    check_replicated: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_message_elements, int) or self.max_message_elements < 1:
@@ -124,7 +130,7 @@ class Config:
             raise ValueError(
                 f"set_config: collective_timeout must be a number of seconds >= 0, got {t!r}"
             )
-        for name in ("collective_timeout_abort", "debug_collectives"):
+        for name in ("collective_timeout_abort", "debug_collectives", "check_replicated"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(
                     f"set_config: {name} must be True or False, got {getattr(self, name)!r}"
@@ -145,6 +151,7 @@ _config = Config(
     collective_timeout=_env_seconds("XDIST_COLLECTIVE_TIMEOUT", 60.0),
     collective_timeout_abort=bool(_env_flag("XDIST_COLLECTIVE_TIMEOUT_ABORT")),
     debug_collectives=bool(_env_flag("XDIST_DEBUG_COLLECTIVES")),
+    check_replicated=bool(_env_flag("XDIST_CHECK_REPLICATED")),
 )
 
 

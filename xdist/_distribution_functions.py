@@ -8,8 +8,10 @@ from typing import Any
 import numpy as np
 
 from . import _array
+from ._config import get_config
+from ._dtypes import ALL_DTYPES
 from ._layout import Layout
-from ._movement.collectives import allgather_ints
+from ._movement.collectives import allgather_ints, checksums
 from ._movement.redistribute import gather_block, redistribute_block
 from ._runtime import default_backend, default_comm
 from ._transport.comm import Communicator
@@ -18,31 +20,99 @@ from ._validation import check_array, normalize_axis
 __all__ = ["from_local", "resplit", "balance", "to_numpy"]
 
 
+# What a rank finds wrong with its own arguments travels with the metadata, so that every
+# rank raises the same error (a rank raising alone would leave the others waiting).
+_NOT_AN_ARRAY, _BAD_DTYPE, _BAD_SPLIT, _ZERO_D, _TOO_MANY_DIMS = 1, 2, 3, 4, 5
+_MAX_DIMS = 32
+_WHY = {
+    _NOT_AN_ARRAY: "is not an array of the {backend} backend",
+    _BAD_DTYPE: "has a dtype that is not one of the standard's",
+    _BAD_SPLIT: "has {ndim} dimensions: split={split!r} is not one of its axes",
+    _ZERO_D: "is 0-d: a 0-d block cannot be split",
+    _TOO_MANY_DIMS: f"has more than {_MAX_DIMS} dimensions",
+}
+
+
+def _describe(block: Any, split: Any, backend: Any) -> list[int]:
+    """``[problem, split, ndim, dtype, *shape]`` of this rank's arguments (split -1: None)."""
+    if block is None:
+        return [_NOT_AN_ARRAY]
+    if block.ndim > _MAX_DIMS:
+        return [_TOO_MANY_DIMS]
+    dtype = backend.dtype_of(block)
+    if dtype not in ALL_DTYPES:
+        return [_BAD_DTYPE]
+    info = [0, -1, block.ndim, ALL_DTYPES.index(dtype), *block.shape]
+    if split is not None:
+        if isinstance(split, bool) or not isinstance(split, int):
+            info[0] = _BAD_SPLIT
+        elif block.ndim == 0:
+            info[0] = _ZERO_D
+        elif not -block.ndim <= split < block.ndim:
+            info[0] = _BAD_SPLIT
+        else:
+            info[1] = split % block.ndim
+    return info
+
+
+def _agreed_metadata(block: Any, split: Any, comm: Communicator, backend: Any) -> np.ndarray:
+    """Every rank's ``_describe`` row (one allgather); raises the same error on every rank
+    where a rank's arguments are bad or the ranks disagree on the split, the number of
+    dimensions or the dtype."""
+    mine = _describe(block, split, backend)
+    info = allgather_ints(mine + [0] * (4 + _MAX_DIMS - len(mine)), comm)
+    bad = [r for r in range(comm.size) if info[r, 0]]
+    if bad:
+        r = bad[0]
+        why = _WHY[int(info[r, 0])].format(backend=backend.name, ndim=info[r, 2], split=split)
+        raise ValueError(f"from_local: the block of rank {r} {why} (ranks with bad blocks: {bad})")
+    for column, what in ((1, "split"), (2, "number of dimensions"), (3, "dtype")):
+        values = info[:, column].tolist()
+        if len(set(values)) > 1:
+            if what == "split":
+                values = [None if v < 0 else v for v in values]
+            elif what == "dtype":
+                values = [str(ALL_DTYPES[v]) for v in values]
+            raise ValueError(
+                f"from_local: the ranks disagree on the {what}: {values} (rank r's at position "
+                "r); every rank must pass the same split and blocks of one dtype and number of "
+                "dimensions"
+            )
+    return info
+
+
 def from_local(
     block: Any, split: int | None = 0, *, comm: Communicator | None = None
 ) -> _array.Array:
     """An array made of each rank's ``block``, stacked along ``split`` in rank order.
 
     Blocks may have any length along ``split`` (zero included) but must agree on every other
-    dimension; the counts are found with one allgather. With ``split=None`` every rank passes
-    the same whole array (not checked: no message is sent).
+    dimension and on the dtype. With ``split=None`` every rank passes the same whole array.
+
+    Communication: one allgather of the blocks' metadata (dtype, shape, split), so a block that
+    differs between ranks raises the same error on every rank; with ``split=None`` and the
+    ``check_replicated`` setting on (``XDIST_CHECK_REPLICATED=1``; the test command sets it) one
+    more allgather of a checksum of the data.
     """
     comm = default_comm() if comm is None else comm
     backend = default_backend()
     if not backend.is_block(block):
-        block = backend.asarray(block)
-    if split is None:
-        return _array.Array._new(block, Layout.replicated(tuple(block.shape)), comm, backend)
+        try:
+            block = backend.asarray(block)
+        except Exception:  # agreed below: every rank raises, not this one alone
+            block = None
+    info = _agreed_metadata(block, split, comm, backend)
     ndim = block.ndim
-    if ndim == 0:
-        raise ValueError("from_local: a 0-d block cannot be split")
-    axis = normalize_axis(split, ndim, "from_local", "split")
-    info = allgather_ints([ndim, *block.shape, *([0] * (32 - ndim))], comm)
-    if np.any(info[:, 0] != ndim):
-        raise ValueError(
-            f"from_local: blocks differ in number of dimensions: {info[:, 0].tolist()}"
-        )
-    shapes = info[:, 1 : ndim + 1]
+    shapes = info[:, 4 : 4 + ndim]
+    if split is None:
+        if np.any(shapes != shapes[0]):
+            raise ValueError(
+                "from_local: split=None but the blocks' shapes differ between ranks: "
+                f"{[tuple(s) for s in shapes.tolist()]}; pass split=k to stack them along k"
+            )
+        _check_replicated(block, comm, backend, "from_local")
+        return _array.Array._new(block, Layout.replicated(tuple(block.shape)), comm, backend)
+    axis = split % ndim
     other = np.delete(shapes, axis, axis=1)
     if np.any(other != other[0]):
         raise ValueError(
@@ -53,6 +123,20 @@ def from_local(
     shape = list(block.shape)
     shape[axis] = sum(counts)
     return _array.Array._new(block, Layout(tuple(shape), axis, counts), comm, backend)
+
+
+def _check_replicated(block: Any, comm: Communicator, backend: Any, func: str) -> None:
+    """With ``check_replicated`` on, raise on every rank when a replicated block's data differ
+    between ranks (one allgather of a checksum)."""
+    if not get_config().check_replicated or comm.size == 1:
+        return
+    sums = checksums(backend.to_host(block), comm)
+    if len(set(sums)) > 1:
+        raise ValueError(
+            f"{func}: split=None but the data differ between ranks (checksums {sums}); a "
+            "replicated array must hold the same values everywhere: seed every rank alike, "
+            "or pass split=0 to stack each rank's block"
+        )
 
 
 def resplit(x: _array.Array, axis: int | None, /) -> _array.Array:

@@ -23,6 +23,7 @@ the device path) is handled in one place.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,7 @@ __all__ = [
     "back_block",
     "bcast_block",
     "bcast_host",
+    "checksums",
     "counts_from_local",
     "exscan_block",
     "exscan_host",
@@ -418,3 +420,11 @@ def back_block(route: Route, block: Any, backend: Any, device: Any) -> Any:
     ranks that asked, in the order of their requests, on ``device``: one ``alltoallv``."""
     (host,) = route.back([backend.to_host(block)])
     return backend.from_host(host, device)
+
+
+# -- inputs that may differ between ranks (added for the constructors) ----------------------------
+def checksums(host: np.ndarray, comm: Communicator) -> list[int]:
+    """Every rank's CRC-32 of its host array's bytes (one allgather of one int): a cheap
+    test that replicated data is the same on every rank."""
+    crc = zlib.crc32(np.ascontiguousarray(host).view(np.uint8).reshape(-1))
+    return [int(c) for c in allgather_ints([crc], comm)[:, 0]]
