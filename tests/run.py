@@ -6,6 +6,9 @@
 The backends default to NumPy, plus Torch (CPU) when ``import torch`` works; each run sets
 ``XDIST_BACKEND``.
 
+Replicated data given to the constructors is checked to be the same on every rank
+(``XDIST_CHECK_REPLICATED=1``, off by default for users).
+
 Each run has a wall-clock limit: a hang is killed and reported as a failure. Under mpiexec a
 test failing on any rank aborts the whole job (tests/conftest.py), so a failure never leaves
 the other ranks waiting. Three ranks on two cores oversubscribe on purpose; MPICH is told to
@@ -112,6 +115,8 @@ def main() -> int:
     base_env.setdefault("OMP_NUM_THREADS", "1")
     # Every rank must draw the same examples: set iteration order must not differ per process.
     base_env.setdefault("PYTHONHASHSEED", "0")
+    # Replicated data given to the constructors is compared across ranks (a checksum).
+    base_env.setdefault("XDIST_CHECK_REPLICATED", "1")
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]
     results = []
     total: dict[str, int] = {}
