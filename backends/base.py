@@ -31,6 +31,8 @@ def many_short_lines(shape: tuple[int, ...], axis: int, leading: bool = False) -
     return 2 <= k <= most and math.prod(shape) >= k * lines
 
 
+_INT64, _UINT64 = np.dtype("int64"), np.dtype("uint64")
+
 # The standard's dtypes, as NumPy dtype objects (xdist's dtypes).
 STANDARD_DTYPES = tuple(
     np.dtype(name)
@@ -149,7 +151,6 @@ class DeviceBuffer:
     def empty(self, n: int) -> DeviceBuffer:
         """A flat receive buffer of ``n`` elements of this dtype on this buffer's device."""
         return self.backend.empty_buffer(n, self.dtype, self)
-
 
 
 class BackendBase:
@@ -308,6 +309,54 @@ class BackendBase:
         """``max`` (``want_max``) or ``min`` of a block over ``axes``, keeping them (length
         1): the library's own here (NumPy's backend searches short last axes faster)."""
         return (self.xp.max if want_max else self.xp.min)(block, axis=axes, keepdims=True)
+
+    def count_nonzero(self, block: Any, axes: tuple[int, ...]) -> Any:
+        """How many elements of a block are nonzero over ``axes``, keeping them (length 1),
+        in int64 (complex: either part nonzero; NaN counts). A sum of nonzero flags here:
+        array-api-compat's ``count_nonzero`` of Torch mishandles ``axis=()``."""
+        xp = self.xp
+        return xp.sum(xp.astype(block != 0, xp.int64), axis=axes, keepdims=True)
+
+    def imag(self, block: Any) -> Any:
+        """The imaginary part of a block; for a real block, zeros of its dtype as a new block
+        (NumPy's answer, which it gives read-only and Torch refuses)."""
+        if self.dtype_of(block).kind != "c":
+            return self.xp.zeros_like(block)
+        return self.xp.imag(block)
+
+    def integer_division(self, fn: Any) -> Any:
+        """``fn`` (the library's ``floor_divide`` or ``remainder``) for integer operands
+        (blocks or Python numbers), giving 0 where the divisor is 0, as NumPy does (without
+        its warning; Torch raises ZeroDivisionError): the divisor 0 is replaced by 1 and
+        the result there by 0. A Python float operand gives NumPy's floating result."""
+        xp = self.xp
+
+        def local(a, b):
+            if isinstance(a, float) or isinstance(b, float):  # a floating result: NumPy's
+                return fn(a, b)  # infinities and NaN
+            if isinstance(b, int):
+                return fn(a, b) if b != 0 else xp.zeros_like(fn(a, 1))
+            zero = b == 0
+            out = fn(a, xp.where(zero, xp.ones_like(b), b))
+            return xp.where(zero, xp.zeros_like(out), out)
+
+        return local
+
+    def sum_dtype(self, dtype: np.dtype) -> np.dtype:
+        """The dtype in which ``sum``, ``prod`` and the cumulative scans accumulate ``dtype``
+        when none is given: the standard's (signed integers and booleans, counted as NumPy
+        and array-api-compat count them, in int64; unsigned in uint64; others their own)."""
+        if dtype.kind in "ib":
+            return _INT64
+        if dtype.kind == "u":
+            return _UINT64
+        return dtype
+
+    def special_function(self, name: str) -> Any:
+        """The library's own ``scipy.special.<name>`` for blocks of this backend, where it
+        agrees with SciPy (real floating loops only), or ``None``: SciPy then computes on
+        the host copy of the blocks (for NumPy blocks, the blocks themselves)."""
+        return None
 
     def synchronize(self, device: Device) -> None:
         """Wait for the work queued on ``device`` (nothing to wait for on the CPU)."""

@@ -3,8 +3,9 @@
 Deviations from the generic backend: Torch's dtypes (no uint16/32/64 arithmetic, so those are
 refused), float32 as the default floating dtype, CUDA devices, threads per rank, how a block
 reaches MPI (a CPU tensor is viewed as NumPy without a copy; a CUDA tensor is synchronized and
-staged through pinned host memory), and the local functions whose results xdist corrects
-(``_NAMESPACE``).
+staged through pinned host memory), the local functions whose results xdist corrects
+(``_NAMESPACE``), no uint64 accumulator (``sum_dtype``), and the ``torch.special`` functions
+that agree with SciPy (``SPECIAL_FUNCTIONS``).
 """
 
 from __future__ import annotations
@@ -158,6 +159,35 @@ _NAMESPACE.sort = _sort  # type: ignore[attr-defined]
 _NAMESPACE.searchsorted = _searchsorted  # type: ignore[attr-defined]
 
 
+# scipy.special name -> torch.special name, for the functions whose results agree with
+# SciPy's (checked on edge values, infinities and NaN at float32 and float64). Not listed:
+# ``gammainc``/``gammaincc`` differ on NaN, ``gammaln`` at -inf, ``ndtr`` in the far tail and
+# the Bessel ``j``/``y`` functions in the last digits.
+SPECIAL_FUNCTIONS = {
+    "entr": "entr",
+    "erf": "erf",
+    "erfc": "erfc",
+    "erfcx": "erfcx",
+    "erfinv": "erfinv",
+    "exp2": "exp2",
+    "expit": "expit",
+    "i0": "i0",
+    "i0e": "i0e",
+    "i1": "i1",
+    "i1e": "i1e",
+    "k0": "modified_bessel_k0",
+    "k0e": "scaled_modified_bessel_k0",
+    "k1": "modified_bessel_k1",
+    "k1e": "scaled_modified_bessel_k1",
+    "log_ndtr": "log_ndtr",
+    "logit": "logit",
+    "ndtri": "ndtri",
+    "psi": "digamma",
+    "xlog1py": "xlog1py",
+    "xlogy": "xlogy",
+}
+
+
 def _threads_per_rank() -> int:
     """Cores per rank on this node. Under mpiexec, Torch reads MPICH's MPI_LOCALNRANKS and
     silently drops to one thread; xdist sets the count explicitly (XDIST_TORCH_THREADS wins)."""
@@ -227,6 +257,18 @@ class TorchBackend(BackendBase):
         if device is None or device.kind == "cpu":
             return tensor
         return tensor.to(self.native_device(device), non_blocking=False)
+
+    def sum_dtype(self, dtype: np.dtype) -> np.dtype:
+        """Torch has no uint64: unsigned integers accumulate in int64, as Torch's own sum
+        gives them."""
+        if dtype.kind == "u":
+            return np.dtype("int64")
+        return super().sum_dtype(dtype)
+
+    def special_function(self, name: str) -> Any:
+        """``torch.special``'s function where it agrees with SciPy (``SPECIAL_FUNCTIONS``)."""
+        native = SPECIAL_FUNCTIONS.get(name)
+        return None if native is None else getattr(torch.special, native)
 
     def select(self, block: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """On the CPU, ``index_select`` of the positions of the mask is up to 2.4x faster

@@ -12,7 +12,7 @@ from scipy.special import _ufuncs
 
 import xdist
 from xdist.special._functions import ALIASES, UFUNCS
-from xdist.special._local import _TORCH
+from xdist.backends.torch import SPECIAL_FUNCTIONS as _TORCH
 
 SHAPE = (7, 5)
 EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5]
