@@ -23,6 +23,7 @@ import numpy as np
 from ._array import Array
 from ._layout import Layout
 from ._movement.broadcast import output_layout
+from ._movement.collectives import allreduce_block, allreduce_host
 from ._movement.redistribute import redistribute_block
 from ._validation import check_array, check_same_context
 
@@ -49,7 +50,7 @@ def bincount(x: Array, /, *, weights: Array | None = None, minlength: int = 0) -
     nbins = _nbins(x, block, minlength, split)
     local = _local_bincount(block, w, nbins, backend)
     if split:
-        local = backend.from_host(comm.allreduce(backend.to_host(local), "sum"), x.device)
+        local = allreduce_block(local, "sum", comm, backend)
     if weights is not None and out_dtype != _float64:
         local = xp.astype(local, backend.native_dtype(out_dtype))
     return Array._new(local, Layout.replicated((nbins,)), comm, backend)
@@ -93,7 +94,7 @@ def _nbins(x: Array, block: Any, minlength: int, split: bool) -> int:
     else:  # an empty block: max -1 (no bins), min 0 (no negatives)
         ends = np.array([-1, 0], np.int64)
     if split:
-        ends = x._comm.allreduce(ends, "max")
+        ends = allreduce_host(ends, "max", x._comm)
     if ends[1] > 0:
         raise ValueError(f"bincount: x must not have negative values, got {-int(ends[1])}")
     return max(int(ends[0]) + 1, minlength)

@@ -25,8 +25,9 @@ import numpy as np
 from ._array import Array
 from ._dtypes import check_category
 from ._layout import Layout
+from ._movement.collectives import allgather_block
+from ._ops.reduction import Reduction, filled_block, plan_reduction
 from ._sorting_functions import sort
-from ._statistical_functions import Reduction, full, plan_reduction
 from ._validation import check_array
 
 __all__ = ["median"]
@@ -103,9 +104,7 @@ def _gather_columns(a: Array, columns: list[int]) -> list[Any]:
     lo = layout.local_range(comm.rank)[0]
     mine = [a._local[:, c - lo] for c in owned[comm.rank]]
     send = xp.stack(mine) if mine else xp.reshape(a._local[:, :0], (0, nlines))
-    flat = comm.allgatherv(
-        backend.to_host(xp.reshape(send, (-1,))), [len(o) * nlines for o in owned]
-    )
+    flat = allgather_block(send, [len(o) * nlines for o in owned], comm, backend)
     got = dict(zip([c for o in owned for c in o], flat.reshape(len(wanted), nlines)))
     return [backend.from_host(np.ascontiguousarray(got[c]), a.device) for c in columns]
 
@@ -124,4 +123,4 @@ def _middle(a: Any, b: Any, last: Any, n: int, out: np.dtype, backend: Any) -> A
 
 def _nans(x: Array, nlines: int, out: np.dtype) -> Any:
     """``nlines`` NaNs: the median of no values."""
-    return full(x, (nlines,), math.nan, out)
+    return filled_block(x, (nlines,), math.nan, out)

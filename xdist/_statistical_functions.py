@@ -1,13 +1,8 @@
 """Statistical functions of the standard: reductions and scans over axes of a distributed array.
 
-One pipeline serves every reduction (here and in ``_utility_functions``):
-validate -> plan the output layout -> reduce this rank's block over the axes with
-``keepdims`` (a partial result) -> if the split axis was reduced over several ranks, combine the
-partials with ONE ``allreduce`` (the result is then replicated) -> drop the kept axes -> wrap.
-
-A reduction that leaves the split axis alone sends nothing: its result stays split, with the
-same counts along the (renumbered) split axis. A replicated input gives a replicated output
-with no message. A rank holding no rows contributes the identity of the reduction.
+The reductions follow the reduction family's pipeline (``_ops.reduction``): a reduction that
+leaves the split axis alone sends nothing; over the split axis the per-rank partial results
+are combined by ONE ``allreduce`` and the result is replicated.
 
 ``var``/``std`` combine per-rank ``(n, mean, correction, M2)`` records with Chan et al.'s
 pairwise merge (one ``allreduce`` with a record ``ReduceOp``), never a difference of sums of
@@ -19,122 +14,35 @@ independent of the number of ranks for data with a large offset.
 from __future__ import annotations
 
 import builtins
-import functools
 import math
-from dataclasses import dataclass
 from typing import Any
 
-import array_api_compat
 import numpy as np
 
-from . import _array
-from ._dtypes import as_dtype, check_category, default_int, float64
+from ._array import Array
+from ._dtypes import as_dtype, check_category, float64
 from ._layout import Layout
+from ._movement.collectives import exscan_block
+from ._ops.reduction import (
+    Reduction,
+    array_from_kept,
+    combine_partials,
+    filled_block,
+    kept_local_shape,
+    local_size,
+    plan_reduction,
+    reduce_simple,
+)
 from ._transport.comm import ReduceOp
-from ._validation import check_array, normalize_axes, normalize_axis
+from ._validation import check_array, normalize_axis
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
-_uint64 = np.dtype("uint64")
 _complex128 = np.dtype("complex128")
 
 
-# -- the pipeline shared by every reduction ---------------------------------------------------
-@dataclass(frozen=True)
-class Reduction:
-    """What a reduction of ``x`` over ``axes`` does, decided from global metadata only."""
-
-    axes: tuple[int, ...]  # sorted, distinct
-    keepdims: bool
-    out: Layout  # the result's layout
-    combine: bool  # whether the partial results of several ranks must be combined
-    size: int  # how many elements are reduced into each element of the result (global)
-
-
-def plan_reduction(x: Any, axis: Any, keepdims: Any, func: str) -> Reduction:
-    """Check the arguments (raising on every rank before any message) and plan the result."""
-    check_array(x, func)
-    axes = normalize_axes(axis, x.ndim, func)
-    if not isinstance(keepdims, bool):
-        raise TypeError(f"{func}: keepdims must be a bool, got {keepdims!r}")
-    return _plan(x._layout, axes, keepdims, x._comm.size)
-
-
-@functools.lru_cache(maxsize=1024)
-def _plan(layout: Layout, axes: tuple[int, ...], keepdims: bool, nranks: int) -> Reduction:
-    """The plan of a reduction, a function of global metadata only: remembered (an iterative
-    algorithm reduces the same layouts on every iteration)."""
-    shape = layout.shape
-    if keepdims:
-        out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
-    else:
-        out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
-    split = layout.split
-    size = math.prod(shape[a] for a in axes)
-    if split is None or split in axes:
-        out = Layout.replicated(out_shape)
-        combine = split is not None and nranks > 1
-    else:
-        new_split = split if keepdims else split - builtins.sum(a < split for a in axes)
-        out = Layout(out_shape, new_split, layout.counts)
-        combine = False
-    return Reduction(axes, keepdims, out, combine, size)
-
-
-def local_size(x: _array.Array, plan: Reduction) -> int:
-    """How many elements of this rank's block are reduced into each element of the partial."""
-    lshape = x.lshape
-    return math.prod(lshape[a] for a in plan.axes)
-
-
-def kept_local_shape(x: _array.Array, plan: Reduction) -> tuple[int, ...]:
-    """The shape of this rank's partial result (reduced axes kept with length 1)."""
-    return tuple(1 if i in plan.axes else n for i, n in enumerate(x.lshape))
-
-
-def full(x: _array.Array, shape: tuple[int, ...], value: Any, dtype: np.dtype) -> Any:
-    """A block of ``shape`` filled with ``value``, on the device of ``x``'s block."""
-    xp = x._backend.xp
-    device = array_api_compat.device(x._local)
-    return xp.full(shape, value, dtype=x._backend.native_dtype(dtype), device=device)
-
-
-def combine_partials(x: _array.Array, plan: Reduction, partial: Any, op: str | ReduceOp) -> Any:
-    """The partial results of all ranks combined with one ``allreduce`` when the plan needs it
-    (the only message of a reduction); otherwise ``partial`` itself."""
-    backend = x._backend
-    if not backend.is_block(partial):  # some libraries return scalars for 0-d results
-        partial = backend.asarray(partial)
-    if not plan.combine:
-        return partial
-    host = x._comm.allreduce(backend.to_host(partial), op)
-    return backend.from_host(host, x.device)
-
-
-def wrap(x: _array.Array, plan: Reduction, block: Any) -> _array.Array:
-    """The result array from this rank's kept-dims result block."""
-    backend = x._backend
-    if not backend.is_block(block):
-        block = backend.asarray(block)
-    if not plan.keepdims:
-        block = backend.xp.reshape(block, plan.out.local_shape(x._comm.rank))
-    return _array.Array._new(block, plan.out, x._comm, x._backend)
-
-
-def reduce_simple(
-    x: _array.Array, plan: Reduction, local_fn, op: str, identity: Any, dtype: np.dtype
-) -> _array.Array:
-    """A reduction whose partials combine with a builtin ``op``: ``local_fn(block, axes)``
-    gives the kept-dims partial; a rank with nothing to reduce contributes ``identity``."""
-    if plan.combine and local_size(x, plan) == 0:
-        partial = full(x, kept_local_shape(x, plan), identity, dtype)
-    else:
-        partial = local_fn(x._local, plan.axes)
-    return wrap(x, plan, combine_partials(x, plan, partial, op))
-
-
 # -- sum, prod ----------------------------------------------------------------------------------
-def _accumulator_dtype(x: _array.Array, dtype: Any, func: str) -> np.dtype:
+def _accumulator_dtype(x: Array, dtype: Any, func: str) -> np.dtype:
     """The result dtype of sum/prod: the standard's rule, or ``dtype`` when given."""
     if dtype is not None:
         d = as_dtype(dtype, func)
@@ -142,15 +50,10 @@ def _accumulator_dtype(x: _array.Array, dtype: Any, func: str) -> np.dtype:
         if x.dtype.kind == "c" and d.kind != "c":
             raise TypeError(f"{func}: cannot accumulate complex x ({x.dtype}) in dtype {d}")
         return d
-    kind = x.dtype.kind
-    if kind in "ib":  # booleans count as NumPy and array-api-compat do
-        return default_int
-    if kind == "u":  # the standard's uint64 cannot exist on Torch: int64, as Torch gives
-        return _uint64 if _uint64 in x._backend.supported_dtypes() else default_int
-    return x.dtype
+    return x._backend.sum_dtype(x.dtype)
 
 
-def _sum_prod(func: str, op: str, identity: int, x, axis, dtype, keepdims) -> _array.Array:
+def _sum_prod(func: str, op: str, identity: int, x, axis, dtype, keepdims) -> Array:
     plan = plan_reduction(x, axis, keepdims, func)
     acc = _accumulator_dtype(x, dtype, func)
     native = x._backend.native_dtype(acc)
@@ -163,21 +66,21 @@ def _sum_prod(func: str, op: str, identity: int, x, axis, dtype, keepdims) -> _a
 
 
 def sum(  # noqa: A001 (the standard's name)
-    x: _array.Array, /, *, axis=None, dtype=None, keepdims: bool = False
-) -> _array.Array:
+    x: Array, /, *, axis=None, dtype=None, keepdims: bool = False
+) -> Array:
     """The standard's ``sum``: signed integers and booleans sum in int64, unsigned in uint64
     (int64 on Torch, which has no uint64), floating point in its own dtype. Over the split
     axis: one ``allreduce``."""
     return _sum_prod("sum", "sum", 0, x, axis, dtype, keepdims)
 
 
-def prod(x: _array.Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> _array.Array:
+def prod(x: Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> Array:
     """The standard's ``prod`` (dtype rules of ``sum``). Over the split axis: one ``allreduce``."""
     return _sum_prod("prod", "prod", 1, x, axis, dtype, keepdims)
 
 
 # -- cumulative_sum, cumulative_prod ------------------------------------------------------------
-def _cumulative(func: str, op: str, identity: int, x, axis, dtype, include_initial) -> _array.Array:
+def _cumulative(func: str, op: str, identity: int, x, axis, dtype, include_initial) -> Array:
     """Scan along ``axis``. Along the split axis: each rank scans its block, then one
     ``exscan`` of the blocks' totals gives what precedes the block, which is folded in."""
     check_array(x, func)
@@ -205,34 +108,34 @@ def _cumulative(func: str, op: str, identity: int, x, axis, dtype, include_initi
     if layout.split == axis and comm.size > 1:
         tail_shape = tuple(1 if i == axis else n for i, n in enumerate(local.shape))
         if local.shape[axis] == 0:  # a rank with no rows passes the identity on
-            total = full(x, tail_shape, identity, acc)
+            total = filled_block(x, tail_shape, identity, acc)
         else:
             total = local[
                 tuple(slice(-1, None) if i == axis else slice(None) for i in range(x.ndim))
             ]
-        before = backend.from_host(comm.exscan(backend.to_host(total), op), x.device)
+        before = exscan_block(total, op, comm, backend)
         local = local + before if op == "sum" else local * before
-    return _array.Array._new(local, out, comm, backend)
+    return Array._new(local, out, comm, backend)
 
 
 def cumulative_sum(
-    x: _array.Array, /, *, axis: int | None = None, dtype=None, include_initial: bool = False
-) -> _array.Array:
+    x: Array, /, *, axis: int | None = None, dtype=None, include_initial: bool = False
+) -> Array:
     """The standard's ``cumulative_sum`` (dtype rules of ``sum``). Along the split axis: one
     ``exscan``; the result keeps the layout of ``x`` (the initial zero on the first block)."""
     return _cumulative("cumulative_sum", "sum", 0, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(
-    x: _array.Array, /, *, axis: int | None = None, dtype=None, include_initial: bool = False
-) -> _array.Array:
+    x: Array, /, *, axis: int | None = None, dtype=None, include_initial: bool = False
+) -> Array:
     """The standard's ``cumulative_prod`` (dtype rules of ``prod``). Along the split axis: one
     ``exscan``; the result keeps the layout of ``x`` (the initial one on the first block)."""
     return _cumulative("cumulative_prod", "prod", 1, x, axis, dtype, include_initial)
 
 
 # -- min, max -----------------------------------------------------------------------------------
-def _min_max(func: str, x, axis, keepdims) -> _array.Array:
+def _min_max(func: str, x, axis, keepdims) -> Array:
     plan = plan_reduction(x, axis, keepdims, func)
     check_category(x.dtype, "real numeric", func)
     if plan.size == 0:  # as NumPy: no identity, so an empty reduction is an error
@@ -252,18 +155,18 @@ def _min_max(func: str, x, axis, keepdims) -> _array.Array:
     return reduce_simple(x, plan, local, func, identity, dtype)
 
 
-def min(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _array.Array:  # noqa: A001
+def min(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:  # noqa: A001
     """The standard's ``min`` (NaN propagates). An empty reduction raises ``ValueError``."""
     return _min_max("min", x, axis, keepdims)
 
 
-def max(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _array.Array:  # noqa: A001
+def max(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:  # noqa: A001
     """The standard's ``max`` (NaN propagates). An empty reduction raises ``ValueError``."""
     return _min_max("max", x, axis, keepdims)
 
 
 # -- mean, var, std -----------------------------------------------------------------------------
-def mean(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _array.Array:
+def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """The standard's ``mean``: a sum in float64 (complex128) over the ranks, one
     ``allreduce`` when the split axis is reduced, divided by the global count, cast back."""
     plan = plan_reduction(x, axis, keepdims, "mean")
@@ -274,10 +177,10 @@ def mean(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _array.Arr
     total = combine_partials(x, plan, partial, "sum")
     if plan.size == 0:  # NumPy's mean of nothing is NaN (nan+nanj for complex)
         nan = complex(math.nan, math.nan) if x.dtype.kind == "c" else math.nan
-        result = full(x, tuple(total.shape), nan, x.dtype)
+        result = filled_block(x, tuple(total.shape), nan, x.dtype)
     else:
         result = xp.astype(total / plan.size, backend.native_dtype(x.dtype))
-    return wrap(x, plan, result)
+    return array_from_kept(x, plan, result)
 
 
 def _merge_moments(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -317,7 +220,7 @@ def _check_correction(correction: Any, func: str) -> float:
     return float(correction)
 
 
-def _second_moment(x: _array.Array, plan: Reduction) -> Any:
+def _second_moment(x: Array, plan: Reduction) -> Any:
     """M2 (the sum of squared deviations from the mean) over the reduced axes, in float64: each
     rank's block in two local passes (the corrected two-pass algorithm: the mean, then the
     deviations, whose sum corrects the rounded mean and M2), then the ranks'
@@ -327,7 +230,7 @@ def _second_moment(x: _array.Array, plan: Reduction) -> Any:
     shape = kept_local_shape(x, plan)
     n = local_size(x, plan)
     if n == 0:  # a rank with no rows (or nothing at all to reduce)
-        m = c = m2 = full(x, shape, 0.0, float64)
+        m = c = m2 = filled_block(x, shape, 0.0, float64)
     else:
         block = xp.astype(x._local, backend.native_dtype(float64))
         m = xp.mean(block, axis=plan.axes, keepdims=True)
@@ -336,12 +239,12 @@ def _second_moment(x: _array.Array, plan: Reduction) -> Any:
         m2 = xp.sum(xp.square(dev), axis=plan.axes, keepdims=True) - n * c * c
     if not plan.combine:
         return m2
-    record = xp.stack([full(x, shape, float(n), float64), m, c, m2], axis=-1)
+    record = xp.stack([filled_block(x, shape, float(n), float64), m, c, m2], axis=-1)
     merged = combine_partials(x, plan, record, MOMENTS)
     return merged[..., 3]
 
 
-def _variance(func: str, x, axis, correction, keepdims, root: bool) -> _array.Array:
+def _variance(func: str, x, axis, correction, keepdims, root: bool) -> Array:
     plan = plan_reduction(x, axis, keepdims, func)
     check_category(x.dtype, "real floating-point", func)
     correction = _check_correction(correction, func)
@@ -354,20 +257,16 @@ def _variance(func: str, x, axis, correction, keepdims, root: bool) -> _array.Ar
         var = xp.where(m2 > 0, xp.full_like(m2, math.inf), xp.full_like(m2, math.nan))
     if root:
         var = xp.sqrt(var)
-    return wrap(x, plan, xp.astype(var, backend.native_dtype(x.dtype)))
+    return array_from_kept(x, plan, xp.astype(var, backend.native_dtype(x.dtype)))
 
 
-def var(
-    x: _array.Array, /, *, axis=None, correction: int | float = 0.0, keepdims: bool = False
-) -> _array.Array:
+def var(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     """The standard's ``var``: ``M2 / (N - correction)``, by the corrected two-pass algorithm
     and (over the split axis) one ``allreduce`` of ``(n, mean, correction, M2)`` records
     merged pairwise (Chan et al.)."""
     return _variance("var", x, axis, correction, keepdims, root=False)
 
 
-def std(
-    x: _array.Array, /, *, axis=None, correction: int | float = 0.0, keepdims: bool = False
-) -> _array.Array:
+def std(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     """The standard's ``std``: the square root of ``var`` (same single pass and message)."""
     return _variance("std", x, axis, correction, keepdims, root=True)

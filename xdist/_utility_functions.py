@@ -1,6 +1,6 @@
 """Utility functions of the standard: ``all`` and ``any``, reductions over axes, and ``diff``.
 
-They share the reduction pipeline of ``_statistical_functions``: a reduction that leaves the
+They follow the reduction family's pipeline (``_ops.reduction``): a reduction that leaves the
 split axis alone sends nothing; over the split axis, one ``allreduce`` (logical and / or) of
 the per-rank partial results. An empty block is the identity (``True`` for all, ``False`` for
 any), which the local library already gives.
@@ -8,24 +8,23 @@ any), which the local library already gives.
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
 
-from . import _array
+from ._array import Array
 from ._dtypes import bool as _bool
 from ._dtypes import check_category
 from ._layout import Layout
 from ._manipulation_functions import concat
-from ._movement.redistribute import exchange_boxes
-from ._statistical_functions import plan_reduction, reduce_simple
+from ._movement.collectives import halo
+from ._ops.reduction import plan_reduction, reduce_simple
 from ._validation import check_array, normalize_axis
 
 __all__ = ["all", "any", "diff"]
 
 
-def _logical(func: str, op: str, identity: bool, x, axis, keepdims) -> _array.Array:
+def _logical(func: str, op: str, identity: bool, x, axis, keepdims) -> Array:
     plan = plan_reduction(x, axis, keepdims, func)
     fn = getattr(x._backend.xp, func)
 
@@ -35,13 +34,13 @@ def _logical(func: str, op: str, identity: bool, x, axis, keepdims) -> _array.Ar
     return reduce_simple(x, plan, local, op, identity, _bool)
 
 
-def all(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _array.Array:  # noqa: A001
+def all(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:  # noqa: A001
     """The standard's ``all`` (any dtype; nonzero and NaN are true). Over the split axis: one
     ``allreduce`` with logical and."""
     return _logical("all", "land", True, x, axis, keepdims)
 
 
-def any(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _array.Array:  # noqa: A001
+def any(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:  # noqa: A001
     """The standard's ``any`` (any dtype; nonzero and NaN are true). Over the split axis: one
     ``allreduce`` with logical or."""
     return _logical("any", "lor", False, x, axis, keepdims)
@@ -81,57 +80,15 @@ def _local_diff(xp: Any, block: Any, axis: int, n: int) -> Any:
     return xp.diff(block, axis=axis, n=n)
 
 
-def _halo(x: _array.Array, axis: int, halos: list[tuple[int, int]]) -> Any:
-    """This rank's halo: the global range ``halos[rank]`` of ``axis`` (after its block).
-
-    When every halo lies in the next rank's block, one ``sendrecv`` shifts the first rows of
-    each block to the rank before; otherwise (empty or short blocks) one ``alltoallv`` brings
-    the range from whichever ranks hold it.
-    """
-    layout, comm, backend = x._layout, x._comm, x._backend
-    me, size = comm.rank, comm.size
-    ranges = [layout.local_range(r) for r in range(size)]
-    shape = list(x.lshape)
-    shape[axis] = halos[me][1] - halos[me][0]
-    # (``all`` in this module is the standard's function: use the builtin)
-    if builtins.all(lo == hi or hi <= ranges[r + 1][1] for r, (lo, hi) in enumerate(halos)):
-        send = halos[me - 1][1] - halos[me - 1][0] if me > 0 else 0
-        key = [slice(None)] * x.ndim
-        key[axis] = slice(0, send)
-        host = backend.to_host(x._local[tuple(key)]).reshape(-1)
-        recv = comm.sendrecv(host, (me - 1) % size, int(np.prod(shape)), (me + 1) % size)
-        return backend.from_host(recv.reshape(shape), x.device)
-
-    def box(lo: int, hi: int) -> tuple[slice, ...]:
-        full = [slice(0, m) for m in x.shape]
-        full[axis] = slice(lo, hi)
-        return tuple(full)
-
-    moves = []
-    for dst, (lo, hi) in enumerate(halos):
-        for src, (slo, shi) in enumerate(ranges):
-            if (me in (src, dst)) and max(lo, slo) < min(hi, shi):
-                moves.append((src, dst, box(max(lo, slo), min(hi, shi))))
-    origin = [0] * x.ndim
-    origin[axis] = ranges[me][0]
-    dst_origins = [[lo if i == axis else 0 for i in range(x.ndim)] for lo, _ in halos]
-    dst_shapes = [
-        tuple(hi - lo if i == axis else m for i, m in enumerate(x.shape)) for lo, hi in halos
-    ]
-    return exchange_boxes(
-        [(x._local, moves, origin)], dst_shapes, dst_origins, x.dtype, comm, backend, x.device
-    )
-
-
 def diff(
-    x: _array.Array,
+    x: Array,
     /,
     *,
     axis: int = -1,
     n: int = 1,
-    prepend: _array.Array | None = None,
-    append: _array.Array | None = None,
-) -> _array.Array:
+    prepend: Array | None = None,
+    append: Array | None = None,
+) -> Array:
     """The standard's ``diff``: the ``n``-th forward differences along ``axis``.
 
     ``prepend`` and ``append`` are joined to ``x`` first (``concat``, promoting dtypes as it
@@ -154,11 +111,13 @@ def diff(
     if layout.split != a or comm.size == 1:
         counts = layout.counts if layout.split != a else (length,)
         out = Layout(shape, layout.split, counts)
-        return _array.Array._new(_local_diff(xp, x._local, a, n), out, comm, x._backend)
+        return Array._new(_local_diff(xp, x._local, a, n), out, comm, x._backend)
     ranges = [layout.local_range(r) for r in range(comm.size)]
     counts = tuple(max(0, min(hi, length) - lo) for lo, hi in ranges)
     # Rank r's outputs x[i] for i in its block need x up to i + n: the rows after its block.
     halos = [(hi, min(hi + n, x.shape[a]) if c else hi) for (_, hi), c in zip(ranges, counts)]
-    extended = xp.concat([x._local, _halo(x, a, halos)], axis=a)
+    extended = xp.concat(
+        [x._local, halo(x._local, layout, halos, comm, x._backend, x.device)], axis=a
+    )
     local = _local_diff(xp, extended, a, n)
-    return _array.Array._new(local, Layout(shape, a, counts), comm, x._backend)
+    return Array._new(local, Layout(shape, a, counts), comm, x._backend)
