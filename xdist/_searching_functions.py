@@ -27,35 +27,40 @@ from typing import Any
 
 import numpy as np
 
-from . import _array
+from ._array import Array, wrap_block
 from ._data_type_functions import result_type
 from ._distribution_functions import resplit
 from ._dtypes import check_category, default_index
-from ._elementwise_functions import apply_elementwise
 from ._layout import Layout
+from ._movement.collectives import (
+    Route,
+    allgather_block,
+    allgather_ints,
+    allreduce_host,
+    any_rank,
+    layout_from_local,
+)
 from ._movement.redistribute import slice_replicated
-from ._statistical_functions import plan_reduction, reduce_simple
+from ._ops.elementwise import SCALARS, apply_elementwise
+from ._ops.reduction import plan_reduction, reduce_simple
 from ._transport.comm import Communicator, ReduceOp
 from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
-_SCALARS = (builtins.bool, int, float, complex)
-
 
 # -- helpers ------------------------------------------------------------------------------------
-def _wrap(local: Any, layout: Layout, like: _array.Array) -> _array.Array:
+def _indices(local: Any, layout: Layout, like: Array) -> Array:
     """An index array (the default index dtype) from this rank's block."""
+    out = wrap_block(local, layout, like)
+    if out.dtype == default_index:
+        return out
     backend = like._backend
-    if not backend.is_block(local):  # NumPy returns scalars for 0-d results
-        local = backend.asarray(local)
-    native = backend.native_dtype(default_index)
-    if backend.dtype_of(local) != default_index:
-        local = backend.xp.astype(local, native)
-    return _array.Array._new(local, layout, like._comm, backend)
+    local = backend.xp.astype(out._local, backend.native_dtype(default_index))
+    return wrap_block(local, layout, like)
 
 
-def _same_context(a: _array.Array, b: _array.Array, func: str, name: str) -> None:
+def _same_context(a: Array, b: Array, func: str, name: str) -> None:
     check_same_context([(a, "x1"), (b, name)], func)
 
 
@@ -131,7 +136,7 @@ def _empty_records(shape: tuple[int, ...]) -> np.ndarray:
     return rec
 
 
-def _split_partial(x: _array.Array, axis: int, want_max: builtins.bool) -> np.ndarray:
+def _split_partial(x: Array, axis: int, want_max: builtins.bool) -> np.ndarray:
     """This rank's best records along the split ``axis``, kept with length 1 there."""
     backend, xp = x._backend, x._backend.xp
     kept = tuple(1 if i == axis else n for i, n in enumerate(x.lshape))
@@ -144,7 +149,7 @@ def _split_partial(x: _array.Array, axis: int, want_max: builtins.bool) -> np.nd
     return _records(backend.to_host(values), index, want_max)
 
 
-def _flat_partial(x: _array.Array, want_max: builtins.bool) -> np.ndarray:
+def _flat_partial(x: Array, want_max: builtins.bool) -> np.ndarray:
     """This rank's best record over its whole block, with the C-order index in the global
     array (the block's coordinates shifted by its offset along the split axis)."""
     backend, xp = x._backend, x._backend.xp
@@ -160,7 +165,7 @@ def _flat_partial(x: _array.Array, want_max: builtins.bool) -> np.ndarray:
     return _records(value, np.array([g]), want_max)
 
 
-def _arg_best(func: str, x: Any, axis: Any, keepdims: Any) -> _array.Array:
+def _arg_best(func: str, x: Any, axis: Any, keepdims: Any) -> Array:
     check_array(x, func)
     check_category(x.dtype, "real numeric", func)
     if axis is not None:
@@ -184,14 +189,14 @@ def _arg_best(func: str, x: Any, axis: Any, keepdims: Any) -> _array.Array:
         else:
             out = Layout(out_shape, split if keepdims else split - (axis < split), x.counts)
         found = x._backend.arg_best(x._local, axis, keepdims, want_max)
-        return _wrap(found, out, x)
+        return _indices(found, out, x)
     partial = _flat_partial(x, want_max) if axis is None else _split_partial(x, axis, want_max)
-    best = comm.allreduce(partial, _BEST)
+    best = allreduce_host(partial, _BEST, comm)
     index = best[..., 2].astype(np.int64).reshape(out_shape)
-    return _wrap(x._backend.from_host(index, x.device), Layout.replicated(out_shape), x)
+    return _indices(x._backend.from_host(index, x.device), Layout.replicated(out_shape), x)
 
 
-def argmax(x: _array.Array, /, *, axis: int | None = None, keepdims: bool = False) -> _array.Array:
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """The standard's ``argmax``: the index of the first maximum (the first NaN if any).
 
     Over the split axis (or ``axis=None`` on a split array): one ``allreduce`` of ``(value,
@@ -201,29 +206,22 @@ def argmax(x: _array.Array, /, *, axis: int | None = None, keepdims: bool = Fals
     return _arg_best("argmax", x, axis, keepdims)
 
 
-def argmin(x: _array.Array, /, *, axis: int | None = None, keepdims: bool = False) -> _array.Array:
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """The standard's ``argmin``: the index of the first minimum (the first NaN if any);
     communication as ``argmax``."""
     return _arg_best("argmin", x, axis, keepdims)
 
 
 # -- count_nonzero ------------------------------------------------------------------------------
-def count_nonzero(x: _array.Array, /, *, axis=None, keepdims: bool = False) -> _array.Array:
+def count_nonzero(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """The standard's ``count_nonzero`` in the default index dtype (complex: either part
     nonzero). Counting over the split axis: one ``allreduce`` of the local counts."""
     plan = plan_reduction(x, axis, keepdims, "count_nonzero")
-    xp = x._backend.xp
-    native = x._backend.native_dtype(default_index)
-
-    def local(block, axes):
-        # A sum of nonzero flags: array-api-compat's Torch count_nonzero mishandles axis=().
-        return xp.sum(xp.astype(block != 0, native), axis=axes, keepdims=True)
-
-    return reduce_simple(x, plan, local, "sum", 0, default_index)
+    return reduce_simple(x, plan, x._backend.count_nonzero, "sum", 0, default_index)
 
 
 # -- where --------------------------------------------------------------------------------------
-def where(condition: _array.Array, x1, x2, /) -> _array.Array:
+def where(condition: Array, x1, x2, /) -> Array:
     """The standard's ``where``: ``x1`` where ``condition`` holds, else ``x2``, broadcast
     together (``x1`` or ``x2`` may be a Python scalar). The dtype is ``result_type(x1, x2)``.
     Operands of equal layouts send nothing; others move as in the elementwise functions."""
@@ -231,15 +229,15 @@ def where(condition: _array.Array, x1, x2, /) -> _array.Array:
     if condition.dtype.kind != "b":
         raise TypeError(f"where: condition must have a boolean dtype, got {condition.dtype}")
     for arg, name in ((x1, "x1"), (x2, "x2")):
-        if not isinstance(arg, (_array.Array, *_SCALARS)):
+        if not isinstance(arg, (Array, *SCALARS)):
             raise TypeError(
                 f"where: {name} must be an xdist array or a Python scalar, got {type(arg).__name__}"
             )
-    arrays = [a for a in (x1, x2) if isinstance(a, _array.Array)]
+    arrays = [a for a in (x1, x2) if isinstance(a, Array)]
     if not arrays:
         raise TypeError("where: at least one of x1 and x2 must be an array")
     for arg, name in ((x1, "x1"), (x2, "x2")):
-        if not isinstance(arg, _array.Array):
+        if not isinstance(arg, Array):
             _check_scalar_fits(arg, arrays[0].dtype, "where", name)
     dtype = result_type(x1, x2)
     backend = condition._backend
@@ -255,7 +253,7 @@ def where(condition: _array.Array, x1, x2, /) -> _array.Array:
 
 
 # -- nonzero ------------------------------------------------------------------------------------
-def nonzero(x: _array.Array, /) -> tuple[_array.Array, ...]:
+def nonzero(x: Array, /) -> tuple[Array, ...]:
     """The standard's ``nonzero``: one 1-D index array per axis, in C order of ``x``.
 
     A replicated ``x`` gives replicated results with no message. A split ``x`` gives results
@@ -274,56 +272,42 @@ def nonzero(x: _array.Array, /) -> tuple[_array.Array, ...]:
     n_local = int(local[0].shape[0])
     if x.split is None:
         layout = Layout.replicated((n_local,))
-        return tuple(_wrap(i, layout, x) for i in local)
-    if comm.size == 1:
-        counts: tuple[int, ...] = (n_local,)
-    else:
-        counts = tuple(int(c) for c in comm.allgather_ints([n_local])[:, 0])
-    layout = Layout((builtins.sum(counts),), 0, counts)
-    first = _wrap(local[0], layout, x)
+        return tuple(_indices(i, layout, x) for i in local)
+    layout = layout_from_local((n_local,), 0, comm)
+    first = _indices(local[0], layout, x)
     offset = x._layout.offsets[comm.rank]
     if offset:
-        first = _array.Array._new(first._local + offset, layout, comm, x._backend)
-    return (first, *(_wrap(i, layout, x) for i in local[1:]))
+        first = wrap_block(first._local + offset, layout, x)
+    return (first, *(_indices(i, layout, x) for i in local[1:]))
 
 
 # -- searchsorted -------------------------------------------------------------------------------
 def _ask_owners(
     keys: np.ndarray,
     owners: np.ndarray,
-    answer,
-    out_dtype: np.dtype,
+    answer: Any,
     comm: Communicator,
     bad: builtins.bool = False,
-) -> tuple[np.ndarray, builtins.bool]:
+) -> np.ndarray | None:
     """Send every key (a flat host array) to rank ``owners[i]``, which replies with
-    ``answer(keys it received)``; returns the replies in the order of ``keys``.
+    ``answer(keys it received)``; returns the replies in the order of ``keys``, or ``None`` on
+    every rank when some rank passed ``bad`` (a data-dependent error, agreed with the counts).
 
-    Messages: one allgather of the p send counts (plus this rank's ``bad`` flag, so a
-    data-dependent error is agreed by every rank: the second value returned), then, unless
-    some rank is bad, one ``alltoallv`` of the keys and one of the replies.
+    Messages: one allgather of the p send counts and the flag, then, unless some rank is
+    bad, the route's (``collectives.Route``) two ``alltoallv``: the keys, then the replies.
     """
     size = comm.size
-    order = np.argsort(owners, kind="stable")
     sendcounts = np.bincount(owners, minlength=size)
-    table = comm.allgather_ints([*sendcounts.tolist(), int(bad)])
+    table = allgather_ints([*sendcounts.tolist(), int(bad)], comm)
     if table[:, size].any():
-        return np.empty(0, dtype=out_dtype), True
-    recvcounts = table[:, comm.rank].tolist()
-    received = comm.alltoallv(keys[order], sendcounts.tolist(), recvcounts)
-    replies = np.asarray(answer(received), dtype=out_dtype)
-    back = comm.alltoallv(replies, recvcounts, sendcounts.tolist())
-    out = np.empty(keys.shape[0], dtype=out_dtype)
-    out[order] = back
-    return out, False
+        return None
+    route = Route(np.argsort(owners, kind="stable"), sendcounts, table[:, comm.rank], comm)
+    (received,) = route.forward([keys])
+    (replies,) = route.back([np.asarray(answer(received))])
+    return replies
 
 
-def _owner_of_index(index: np.ndarray, layout: Layout) -> np.ndarray:
-    ends = np.cumsum(layout.counts)
-    return np.searchsorted(ends, index, side="right")
-
-
-def _sorted_by(x1: _array.Array, sorter: _array.Array) -> _array.Array:
+def _sorted_by(x1: Array, sorter: Array) -> Array:
     """``x1[sorter]``: split like ``sorter`` (like ``x1`` when ``sorter`` is replicated).
 
     Each rank asks the owners of the ``x1`` elements its part of ``sorter`` names for them:
@@ -344,19 +328,19 @@ def _sorted_by(x1: _array.Array, sorter: _array.Array) -> _array.Array:
     bad = builtins.bool(((keys < 0) | (keys >= n)).any())
     message = f"searchsorted: sorter holds indices outside [0, {n}) for x1 of length {n}"
     if x1.split is None or comm.size == 1:
-        if target.split is not None and comm.size > 1:
-            bad = builtins.bool(comm.allreduce(np.array([bad]), "lor")[0])
+        if target.split is not None:
+            bad = any_rank(bad, comm)
         if bad:
             raise IndexError(message)
         local = backend.xp.take(x1._local, backend.from_host(keys, x1.device), axis=0)
-        return _array.Array._new(local, target, comm, backend)
+        return Array._new(local, target, comm, backend)
     host = backend.to_host(x1._local)
     offset = x1._layout.offsets[comm.rank]
-    owners = _owner_of_index(np.clip(keys, 0, max(n - 1, 0)), x1._layout)
-    values, failed = _ask_owners(keys, owners, lambda k: host[k - offset], x1.dtype, comm, bad)
-    if failed:
+    owners = x1._layout.owners(np.clip(keys, 0, max(n - 1, 0)))
+    values = _ask_owners(keys, owners, lambda k: host[k - offset], comm, bad)
+    if values is None:
         raise IndexError(message)
-    return _array.Array._new(backend.from_host(values, x1.device), target, comm, backend)
+    return Array._new(backend.from_host(values, x1.device), target, comm, backend)
 
 
 def _local_search(backend: Any, block: Any, keys: Any, side: str) -> Any:
@@ -375,7 +359,7 @@ def _local_search(backend: Any, block: Any, keys: Any, side: str) -> Any:
     return xp.where(xp.isnan(keys), nan_at, found)
 
 
-def _search_routed(x1: _array.Array, x2: _array.Array, side: str) -> Any:
+def _search_routed(x1: Array, x2: Array, side: str) -> Any:
     """This rank's result block for a split ``x1`` and a split ``x2``.
 
     Every rank learns the first value of each non-empty block of ``x1`` (one ``allgatherv``
@@ -388,8 +372,7 @@ def _search_routed(x1: _array.Array, x2: _array.Array, side: str) -> Any:
     comm, backend = x1._comm, x1._backend
     counts = x1.counts
     present = [r for r in range(comm.size) if counts[r] > 0]
-    mine = backend.to_host(x1._local[:1])
-    firsts = comm.allgatherv(mine, [1 if c > 0 else 0 for c in counts])
+    firsts = allgather_block(x1._local[:1], [1 if c > 0 else 0 for c in counts], comm, backend)
     values = backend.to_host(x2._local).reshape(-1)
     j = np.searchsorted(firsts, values, side=side) - 1
     ask = j >= 0
@@ -401,13 +384,13 @@ def _search_routed(x1: _array.Array, x2: _array.Array, side: str) -> Any:
         return backend.to_host(found).astype(np.int64) + offset
 
     out = np.zeros(values.shape[0], dtype=np.int64)
-    out[ask], _ = _ask_owners(values[ask], owners, answer, np.dtype(np.int64), comm)
+    out[ask] = _ask_owners(values[ask], owners, answer, comm)
     return backend.from_host(out.reshape(x2.lshape), x2.device)
 
 
 def searchsorted(
-    x1: _array.Array, x2: Any, /, *, side: str = "left", sorter: _array.Array | None = None
-) -> _array.Array:
+    x1: Array, x2: Any, /, *, side: str = "left", sorter: Array | None = None
+) -> Array:
     """The standard's ``searchsorted``: for every value v of ``x2``, the number of elements
     of the sorted 1-D ``x1`` that are ``< v`` (``<= v`` for ``side='right'``). The result
     has the shape and layout of ``x2`` (a Python scalar ``x2``, 2025.12: a 0-d array).
@@ -428,10 +411,10 @@ def searchsorted(
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be 1-D, got shape {x1.shape}")
     check_category(x1.dtype, "real numeric", "searchsorted", "x1")
-    if isinstance(x2, _SCALARS):
+    if isinstance(x2, SCALARS):
         _check_scalar_fits(x2, x1.dtype, "searchsorted", "x2")
         block = x1._backend.asarray(x2, dtype=x1.dtype)
-        x2 = _array.Array._new(block, Layout.replicated(()), x1._comm, x1._backend)
+        x2 = Array._new(block, Layout.replicated(()), x1._comm, x1._backend)
     check_array(x2, "searchsorted", "x2")
     check_category(x2.dtype, "real numeric", "searchsorted", "x2")
     _same_context(x1, x2, "searchsorted", "x2")
@@ -449,9 +432,9 @@ def searchsorted(
     comm, backend = x1._comm, x1._backend
     if x1.split is None or comm.size == 1 or x2.size == 0:
         local = _local_search(backend, x1._local, x2._local, side)
-        return _wrap(local, x2._layout, x2)
+        return _indices(local, x2._layout, x2)
     if x2.split is None:
         partial = backend.to_host(_local_search(backend, x1._local, x2._local, side))
-        total = comm.allreduce(np.asarray(partial, dtype=np.int64), "sum")
-        return _wrap(backend.from_host(total, x2.device), x2._layout, x2)
-    return _wrap(_search_routed(x1, x2, side), x2._layout, x2)
+        total = allreduce_host(np.asarray(partial, dtype=np.int64), "sum", comm)
+        return _indices(backend.from_host(total, x2.device), x2._layout, x2)
+    return _indices(_search_routed(x1, x2, side), x2._layout, x2)

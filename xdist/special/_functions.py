@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._array import Array
-from .._elementwise_functions import apply_elementwise
+from .._ops.elementwise import SCALARS, apply_elementwise
 from .._validation import check_same_context
 from ._local import local_function, scipy_ufunc
 
@@ -35,8 +35,6 @@ ALIASES = {"digamma": "psi"}
 
 __all__ = [*UFUNCS, *ALIASES]
 
-_SCALARS = (bool, int, float, complex)
-
 
 def apply_special(name: str, args: tuple[Any, ...]) -> Array:
     """``scipy.special.<name>`` on xdist arrays and Python scalars, blockwise."""
@@ -45,7 +43,7 @@ def apply_special(name: str, args: tuple[Any, ...]) -> Array:
     if len(args) != ufunc.nin:
         raise TypeError(f"{func}: takes {ufunc.nin} arguments, got {len(args)}")
     for k, a in enumerate(args):
-        if not isinstance(a, (Array, *_SCALARS)):
+        if not isinstance(a, (Array, *SCALARS)):
             raise TypeError(
                 f"{func}: argument {k} must be an xdist array or a Python scalar, "
                 f"got {type(a).__name__}"
