@@ -1,5 +1,5 @@
-"""Integer-array and boolean-mask indexing (``xdist/_array_indexing.py``,
-``xdist/_mask_indexing.py``) against NumPy on every layout, and what it sends: integer arrays
+"""Integer-array and boolean-mask indexing (``xdist/_indexing/integer_arrays.py``,
+``xdist/_indexing/masks.py``) against NumPy on every layout, and what it sends: integer arrays
 along the split axis one alltoall of counts and two alltoallv, nothing of ``x`` otherwise;
 masks split like ``x`` along axis 0 one allgather of counts and no data. Basic indexing is in
 test_indexing.py."""
