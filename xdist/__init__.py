@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys as _sys
 
-from . import _indexing, fft, linalg, special
+from . import _indexing, _numpy_interop, fft, linalg, special
 from ._array import OPERATORS as _OPERATORS
 from ._array import Array
 from ._bincount import bincount
@@ -62,6 +62,9 @@ _OPERATORS.update(
     getitem=_indexing.getitem,
     setitem=_indexing.setitem,
     __array_namespace__=_sys.modules[__name__],
+    __array_ufunc__=_numpy_interop.array_ufunc,
+    __array_function__=_numpy_interop.array_function,
+    __torch_function__=_numpy_interop.torch_function,
 )
 
 _start()

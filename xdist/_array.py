@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from ._config import get_config
+from ._dtypes import ALL_DTYPES
 from ._layout import Layout
-from ._movement.collectives import bcast_host
+from ._movement.collectives import bcast_host, checksums
 from ._movement.gathers import warn_gather
 from ._movement.redistribute import redistribute_block
 from ._runtime import default_comm
@@ -175,6 +177,17 @@ class Array:
         state = (self._backend.name, host, self._layout, self._comm.rank, self._comm.size)
         return (_unpickle_block, state)
 
+    # -- NumPy and Torch calling xdist (xdist/_numpy_interop.py) -------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return OPERATORS["__array_ufunc__"](self, ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return OPERATORS["__array_function__"](self, func, types, args, kwargs)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return OPERATORS["__torch_function__"](func, args, kwargs or {})
+
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         if self.split is not None and self._comm.size > 1:
             raise BufferError(
@@ -248,7 +261,11 @@ class Array:
     # -- operators: each is the standard's function of the same meaning --------------------
     def _binary(self, other, name: str, reflected: bool = False):
         if not isinstance(other, (Array, bool, int, float, complex)):
-            return NotImplemented
+            if not isinstance(other, (np.ndarray, np.generic)) and not self._backend.is_block(
+                other
+            ):
+                return NotImplemented
+            other = replicated_operand(self, other, f"__{name}__")
         func = OPERATORS[name]
         return func(other, self) if reflected else func(self, other)
 
@@ -466,3 +483,27 @@ def _unpickle_block(backend_name: str, host: np.ndarray, layout: Layout, rank: i
     backend = get_backend(backend_name)
     local = backend.from_host(host, backend.default_device())
     return Array._new(local, layout, comm, backend)
+
+
+def replicated_operand(like: Array, value: Any, func: str) -> Array:
+    """A NumPy array or scalar, or a block of ``like``'s library, as a replicated array in
+    ``like``'s communicator, backend and device (no message; the value is assumed to be the
+    same on every rank, which ``check_replicated`` verifies with a checksum)."""
+    backend = like._backend
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype not in ALL_DTYPES:
+        block = None
+    else:
+        block = backend.asarray(value, device=like.device)
+    if block is None or backend.dtype_of(block) not in ALL_DTYPES:
+        raise TypeError(
+            f"{func}: an operand of dtype {getattr(value, 'dtype', type(value).__name__)} has "
+            "no standard dtype; convert it first (e.g. .astype(np.float64))"
+        )
+    if get_config().check_replicated and like._comm.size > 1:
+        sums = checksums(backend.to_host(block), like._comm)
+        if len(set(sums)) > 1:
+            raise ValueError(
+                f"{func}: a NumPy operand differs between ranks (checksums {sums}); an operand "
+                "that is not an xdist array must be the same on every rank"
+            )
+    return Array._new(block, Layout.replicated(tuple(block.shape)), like._comm, backend)

@@ -1,0 +1,274 @@
+"""NumPy and Torch beside xdist arrays: operands, ufuncs and functions.
+
+- A NumPy array or scalar (or a block of the array's own library, such as a Torch tensor)
+  next to an xdist array acts as a replicated operand: ``x + np.ones(x.shape)`` and
+  ``np.float32(2) * x`` are xdist arrays, with NumPy's promotion of the operands' dtypes. The
+  operand is assumed to be the same on every rank (SPMD); with ``check_replicated`` on, a
+  checksum proves it.
+- NumPy's ufuncs on xdist arrays (``np.exp(x)``, ``np.add(a, x)``) dispatch to the
+  namespace's function of the same meaning (``__array_ufunc__``); NumPy functions with a
+  counterpart (``np.mean(x, axis=0)``, ``np.std(x, ddof=1)``, ``np.concatenate``, ...) dispatch
+  to it (``__array_function__``). Anything else gathers the xdist arguments (``np.asarray``, with
+  its ``GatherWarning``) and runs NumPy on the gathered copies.
+- Torch functions and tensor operators on xdist arrays of the Torch backend dispatch the same
+  way (``__torch_function__``); anything else raises a TypeError naming the function.
+
+This module sits beside ``_array`` in the array layer: it reaches the namespace only through
+the operator table's ``__array_namespace__`` entry.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ._array import OPERATORS, Array, replicated_operand
+from ._movement.gathers import GatherWarning
+
+__all__ = ["array_ufunc", "array_function", "torch_function"]
+
+# NumPy ufunc names whose standard name differs.
+_UFUNC_ALIASES = {
+    "absolute": "abs",
+    "arccos": "acos",
+    "arccosh": "acosh",
+    "arcsin": "asin",
+    "arcsinh": "asinh",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "arctanh": "atanh",
+    "conjugate": "conj",
+    "invert": "bitwise_invert",
+    "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift",
+    "power": "pow",
+    "rint": "round",
+}
+
+
+def _namespace():
+    return OPERATORS["__array_namespace__"]
+
+
+def _like(values: Any) -> Array:
+    """The first xdist array among ``values`` (nested in lists and tuples)."""
+    for v in values:
+        if isinstance(v, Array):
+            return v
+        if isinstance(v, (list, tuple)):
+            found = _like(v)
+            if found is not None:
+                return found
+    return None  # type: ignore[return-value]
+
+
+def _operands(values: Any, like: Array) -> list:
+    """NumPy arrays and scalars among ``values`` as replicated arrays of ``like``'s context."""
+    out = []
+    for v in values:
+        if isinstance(v, (np.ndarray, np.generic)) or like._backend.is_block(v):
+            v = replicated_operand(like, v, "numpy operand")
+        elif isinstance(v, (list, tuple)):
+            v = type(v)(_operands(v, like))
+        out.append(v)
+    return out
+
+
+def array_ufunc(x: Array, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """``x.__array_ufunc__``: a plain call of a ufunc with a counterpart in the namespace."""
+    name = _UFUNC_ALIASES.get(ufunc.__name__, ufunc.__name__)
+    if method != "__call__":
+        raise TypeError(
+            f"np.{ufunc.__name__}.{method}: not supported on xdist arrays; call the namespace's "
+            "reductions (xdist.sum, xdist.cumulative_sum, ...) instead"
+        )
+    if kwargs:
+        raise TypeError(
+            f"np.{ufunc.__name__}: the arguments {sorted(kwargs)} are not supported on xdist "
+            "arrays (xdist functions return new arrays: no out=, where=, dtype=)"
+        )
+    func = getattr(_namespace(), name, None)
+    if func is None:
+        raise TypeError(
+            f"np.{ufunc.__name__}: xdist has no distributed version of this ufunc; gather the "
+            "array explicitly (x.to_numpy(): memory of the whole array on every rank) to use it"
+        )
+    return func(*_operands(inputs, x))
+
+
+def _reduction(name: str):
+    def call(a, axis=None, dtype=None, out=None, keepdims=False, **extra):
+        _refuse(name, out=out, **extra)
+        if dtype is not None and name in ("sum", "prod", "cumulative_sum", "cumulative_prod"):
+            return getattr(_namespace(), name)(a, axis=axis, dtype=dtype, keepdims=keepdims)
+        _refuse(name, dtype=dtype)
+        return getattr(_namespace(), name)(a, axis=axis, keepdims=keepdims)
+
+    return call
+
+
+def _moment(name: str):
+    def call(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **extra):
+        _refuse(name, dtype=dtype, out=out, **extra)
+        return getattr(_namespace(), name)(a, axis=axis, correction=ddof, keepdims=keepdims)
+
+    return call
+
+
+def _refuse(name: str, **given: Any) -> None:
+    used = sorted(k for k, v in given.items() if v is not None and v is not np._NoValue)
+    if used:
+        raise TypeError(f"np.{name} on xdist arrays: {used} not supported")
+
+
+def _cumulative(name: str):
+    def call(a, axis=None, dtype=None, out=None):
+        _refuse(name, out=out)
+        if axis is None:
+            a = _namespace().reshape(a, (-1,))
+            axis = 0
+        return getattr(_namespace(), name)(a, axis=axis, dtype=dtype)
+
+    return call
+
+
+def _functions() -> dict:
+    ns = lambda name: lambda *a, **k: getattr(_namespace(), name)(*a, **k)  # noqa: E731
+    table = {
+        np.sum: _reduction("sum"),
+        np.prod: _reduction("prod"),
+        np.mean: _reduction("mean"),
+        np.min: _reduction("min"),
+        np.max: _reduction("max"),
+        np.amin: _reduction("min"),
+        np.amax: _reduction("max"),
+        np.all: _reduction("all"),
+        np.any: _reduction("any"),
+        np.std: _moment("std"),
+        np.var: _moment("var"),
+        np.cumsum: _cumulative("cumulative_sum"),
+        np.cumprod: _cumulative("cumulative_prod"),
+        np.argmax: lambda a, axis=None, out=None, *, keepdims=False: (
+            _refuse("argmax", out=out) or _namespace().argmax(a, axis=axis, keepdims=keepdims)
+        ),
+        np.argmin: lambda a, axis=None, out=None, *, keepdims=False: (
+            _refuse("argmin", out=out) or _namespace().argmin(a, axis=axis, keepdims=keepdims)
+        ),
+        np.concatenate: lambda arrays, axis=0: _namespace().concat(list(arrays), axis=axis),
+        np.stack: lambda arrays, axis=0: _namespace().stack(list(arrays), axis=axis),
+        np.reshape: lambda a, shape, /, order="C", **k: (
+            _refuse("reshape", order=None if order == "C" else order)
+            or _namespace().reshape(a, k.get("newshape", shape))
+        ),
+        np.transpose: lambda a, axes=None: _namespace().permute_dims(
+            a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes)
+        ),
+        np.where: lambda condition, x, y: _namespace().where(condition, x, y),
+        np.clip: lambda a, a_min=None, a_max=None: _namespace().clip(a, a_min, a_max),
+        np.sort: lambda a, axis=-1: _namespace().sort(a, axis=axis),
+        np.argsort: lambda a, axis=-1: _namespace().argsort(a, axis=axis),
+        np.round: lambda a, decimals=0: (
+            _refuse("round", decimals=decimals or None) or _namespace().round(a)
+        ),
+        np.nonzero: ns("nonzero"),
+        np.squeeze: lambda a, axis=None: _namespace().squeeze(
+            a, axis=tuple(i for i, n in enumerate(a.shape) if n == 1) if axis is None else axis
+        ),
+        np.expand_dims: lambda a, axis: _namespace().expand_dims(a, axis=axis),
+        np.moveaxis: lambda a, source, destination: _namespace().moveaxis(a, source, destination),
+        np.flip: lambda a, axis=None: _namespace().flip(a, axis=axis),
+        np.roll: lambda a, shift, axis=None: _namespace().roll(a, shift, axis=axis),
+        np.tile: lambda a, reps: _namespace().tile(a, tuple(np.atleast_1d(reps).tolist())),
+        np.broadcast_to: lambda a, shape: _namespace().broadcast_to(a, tuple(shape)),
+        np.diff: lambda a, n=1, axis=-1: _namespace().diff(a, n=n, axis=axis),
+        np.matmul: ns("matmul"),
+        np.dot: lambda a, b: _namespace().matmul(a, b),
+        np.copy: lambda a, **k: a.__copy__(),
+        np.shape: lambda a: a.shape,
+        np.ndim: lambda a: a.ndim,
+        np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
+        np.result_type: ns("result_type"),
+        np.isclose: None,  # falls back: NumPy's tolerance semantics, on the gathered copies
+    }
+    return {k: v for k, v in table.items() if v is not None}
+
+
+_FUNCTIONS: dict = {}
+
+
+def array_function(x: Array, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    """``x.__array_function__``: the namespace's counterpart, else NumPy on gathered copies."""
+    if not _FUNCTIONS:
+        _FUNCTIONS.update(_functions())
+    impl = _FUNCTIONS.get(func)
+    if impl is not None:
+        return impl(*_operands(args, x), **kwargs)
+    name = getattr(func, "__name__", repr(func))
+    warnings.warn(
+        f"np.{name}: xdist has no distributed version; the xdist arguments are gathered whole "
+        "on every rank (np.asarray) and NumPy runs on the copies",
+        GatherWarning,
+        stacklevel=3,
+    )
+
+    def host(v: Any) -> Any:
+        if isinstance(v, Array):
+            return v.to_numpy()
+        if isinstance(v, (list, tuple)):
+            return type(v)(host(i) for i in v)
+        return v
+
+    return func(*host(args), **{k: host(v) for k, v in kwargs.items()})
+
+
+# Torch's names of its operators and functions whose standard name differs.
+_TORCH_ALIASES = {
+    "mul": "multiply",
+    "sub": "subtract",
+    "div": "divide",
+    "true_divide": "divide",
+    "neg": "negative",
+    "absolute": "abs",
+    "arccos": "acos",
+    "arcsin": "asin",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+    "fmod": None,
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+    "mod": "remainder",
+    "floordiv": "floor_divide",
+    "truediv": "divide",
+}
+
+
+def torch_function(func: Any, args: tuple, kwargs: dict) -> Any:
+    """``Array.__torch_function__``: a Torch function or tensor operator with an xdist array
+    among its arguments, as the namespace's function (reflected dunders swap the operands)."""
+    name = getattr(func, "__name__", "")
+    reflected = name.startswith("__r") and name.endswith("__")
+    base = name.strip("_")
+    if reflected:
+        base = base[1:]
+    std = _TORCH_ALIASES.get(base, base)
+    target = getattr(_namespace(), std, None) if std else None
+    like = _like(args)
+    if target is None or kwargs or like is None:
+        raise TypeError(
+            f"torch.{name} on xdist arrays: no distributed counterpart with these arguments; "
+            "use the xdist namespace (xp = x.__array_namespace__()), or gather explicitly with "
+            "x.to_numpy()"
+        )
+    operands = _operands(args, like)
+    if reflected:
+        operands = operands[::-1]
+    return target(*operands)
