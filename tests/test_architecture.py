@@ -66,3 +66,18 @@ def test_only_the_movement_layer_calls_the_communicator():
             if _COLLECTIVE.search(line.split("#")[0]):
                 found.append(f"xdist/{rel}:{n}: {line.strip()}")
     assert not found, "communicator calls outside the movement layer:\n" + "\n".join(found)
+
+
+def test_every_package_is_installed():
+    """pyproject.toml lists the packages (backends/ and ml/ are mapped into xdist): a new
+    package missing there would be absent from the wheel."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {"xdist.backends", "xdist.ml"}
+    for init in PACKAGE.rglob("__init__.py"):
+        rel = init.parent.relative_to(ROOT)
+        found.add(".".join(rel.parts))
+    assert found <= listed, f"packages missing from pyproject.toml: {sorted(found - listed)}"
