@@ -1,0 +1,295 @@
+"""CSV files (text, one row a line): parallel reads by byte ranges, parallel writes at byte
+offsets.
+
+Loads: rank 0 skips the ``header`` lines and finds the number of columns; the rest of the
+file is cut into p equal byte ranges, and each rank parses the lines that start in its range
+(a line belongs to the rank where its first byte lies), in pieces of ``chunk_bytes``: a first
+pass counts the lines, the block is allocated, a second pass parses into it. The rows per rank
+then follow the text (one allgather of the counts gives the exact, possibly uneven layout).
+``split=1`` moves the rows so read to a split of the columns (one all-to-all); ``split=None``
+makes every rank read the whole file. Blank lines are skipped; there are no comment lines.
+
+Saves: a split along the columns first moves to a split of the rows (one all-to-all). Each
+rank formats its rows as text, the ranks' text lengths give each rank's byte offset (one
+exscan), and every rank writes its text at its offset at once. Numbers are written so that
+they read back exactly: integers as integers, bools as 0/1, float64 and complex as Python's
+shortest repr, float32 with 9 significant digits.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import _array
+from .._dtypes import as_dtype
+from .._layout import Layout
+from .._movement.collectives import exscan_host
+from .._movement.redistribute import redistribute_block
+from .._validation import check_array
+from ._agreement import agree, from_root
+from ._files import AtomicSave, Progress, write_at
+from ._slabs import check_budget, check_split, context, my_part
+
+__all__ = ["load_csv", "save_csv"]
+
+# A blank line: nothing but spaces before its newline, or a last line of only spaces.
+_BLANK = re.compile(rb"(?:^|\n)[ \t\r]*\n|(?:^|\n)[ \t\r]+\Z")
+
+
+def _fields(line: bytes, delimiter: str | None, encoding: str) -> int:
+    text = line.decode(encoding).rstrip("\r\n")
+    return len(text.split(delimiter) if delimiter is not None else text.split())
+
+
+def _inspect(path: str, header: int, delimiter: str | None, encoding: str, func: str) -> dict:
+    """The file's size, where its data starts (after ``header`` lines) and its number of
+    columns (fields of the first non-blank data line; 0 without one). Rank 0."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{func}: no file {path!r}")
+    with open(path, "rb") as f:
+        for _ in range(header):
+            f.readline()
+        start, ncols = f.tell(), 0
+        for line in f:
+            if line.strip():
+                ncols = _fields(line, delimiter, encoding)
+                break
+    return {"size": os.path.getsize(path), "start": start, "ncols": ncols}
+
+
+def _line_start(f: Any, pos: int, start: int, size: int) -> int:
+    """The first line start at or after byte ``pos`` (lines begin at ``start`` and after
+    each newline)."""
+    if pos <= start or pos >= size:
+        return min(max(pos, start), size)
+    f.seek(pos - 1)
+    at = pos - 1
+    while True:
+        buf = f.read(1 << 16)
+        if not buf:
+            return size
+        i = buf.find(b"\n")
+        if i >= 0:
+            return at + i + 1
+        at += len(buf)
+
+
+def _line_chunks(f: Any, begin: int, end: int, budget: int) -> Iterator[bytes]:
+    """The bytes ``begin:end`` (whole lines) in pieces of about ``budget`` bytes, each cut
+    after a newline."""
+    f.seek(begin)
+    left, carry = end - begin, b""
+    while left > 0 or carry:
+        buf = f.read(min(budget, left)) if left > 0 else b""
+        left = left - len(buf) if buf else 0  # a file shorter than it was: its end
+        data = carry + buf
+        cut = data.rfind(b"\n") + 1 if left > 0 else len(data)
+        if cut == 0:  # a line longer than the budget: read on
+            carry = data
+            continue
+        carry = data[cut:]
+        yield data[:cut]
+
+
+def _count(chunk: bytes) -> int:
+    """The non-blank lines of ``chunk`` (whole lines)."""
+    if not _BLANK.search(chunk):
+        return chunk.count(b"\n") + (not chunk.endswith(b"\n"))
+    return sum(1 for line in chunk.split(b"\n") if line.strip())
+
+
+def _ranges(meta: dict, split: int | None, rank: int, size: int) -> tuple[int, int]:
+    """The byte range whose lines this rank reads: all the data unless split."""
+    start, total = meta["start"], meta["size"]
+    if split is None:
+        return start, total
+    length = total - start
+    return start + length * rank // size, start + length * (rank + 1) // size
+
+
+def load_csv(
+    path,
+    split=0,
+    delimiter=",",
+    header=0,
+    dtype=None,
+    *,
+    encoding="utf-8",
+    device=None,
+    comm=None,
+    chunk_bytes=None,
+    progress=False,
+) -> _array.Array:
+    """Load a CSV file as a 2-D array (rows x columns), each rank parsing only its part.
+
+    Parameters
+    ----------
+    split : 0, 1 or None
+        Rows (as read: the counts follow the text's byte ranges), columns (balanced), or the
+        whole array on every rank.
+    delimiter : str or None
+        The field separator (``None``: any whitespace).
+    header : int
+        The number of lines at the top to skip (column names, notes).
+    dtype : dtype, optional
+        The array's dtype (default: the backend's default real floating dtype).
+
+    Communication: rank 0 reads the header (two broadcasts); one allgather of the ranks'
+    row counts (which also agrees that every rank could read); one more agreeing that every
+    rank could parse; ``split=1``: one all-to-all.
+    """
+    func = "load_csv"
+    comm, backend, dev = context(comm, device, func)
+    budget = check_budget(chunk_bytes, func)
+    if isinstance(header, bool) or not isinstance(header, int) or header < 0:
+        raise ValueError(f"{func}: header must be an int >= 0 (lines to skip), got {header!r}")
+    if delimiter is not None and (not isinstance(delimiter, str) or not delimiter):
+        raise TypeError(f"{func}: delimiter must be a non-empty str or None, got {delimiter!r}")
+    axis = check_split(split, 2, func)
+    dt = backend.default_dtypes()["real floating"] if dtype is None else as_dtype(dtype, func)
+    path = os.fspath(path)
+    meta = from_root(lambda: _inspect(path, header, delimiter, encoding, func), comm)
+    begin, end, n, error = 0, 0, 0, None
+    try:
+        with open(path, "rb") as f:
+            lo, hi = _ranges(meta, axis, comm.rank, comm.size)
+            begin = _line_start(f, lo, meta["start"], meta["size"])
+            end = _line_start(f, hi, meta["start"], meta["size"])
+            n = sum(_count(c) for c in _line_chunks(f, begin, end, budget))
+    except Exception as exc:
+        error = exc
+    counts = [int(c) for c in agree(error, comm, [n])[:, 0]]
+    shape = (sum(counts) if axis is not None else n, meta["ncols"])
+    read = Layout(shape, 0, tuple(counts)) if axis is not None else Layout.replicated(shape)
+    host, error = None, None
+    with Progress(progress, comm, end - begin if comm.rank == 0 else 0, func) as bar:
+        try:
+            host = _parse(
+                path, begin, end, (n, meta["ncols"]), dt, delimiter, encoding, budget, bar
+            )
+        except Exception as exc:
+            error = exc
+    agree(error, comm)
+    block = backend.from_host(host, dev)
+    if axis == 1:
+        target = Layout.balanced(shape, 1, comm.size)
+        return _array.Array._new(
+            redistribute_block(block, read, target, comm, backend), target, comm, backend
+        )
+    return _array.Array._new(block, read, comm, backend)
+
+
+def _parse(path, begin, end, shape, dtype, delimiter, encoding, budget, bar) -> np.ndarray:
+    """The lines ``begin:end`` of the file parsed into a host array of ``shape``."""
+    out = np.empty(shape, dtype)
+    row = 0
+    with open(path, "rb") as f:
+        for chunk in _line_chunks(f, begin, end, budget):
+            with warnings.catch_warnings():  # a piece of blank lines only: no rows, no warning
+                warnings.simplefilter("ignore", UserWarning)
+                values = np.loadtxt(
+                    io.BytesIO(chunk),
+                    dtype=dtype,
+                    delimiter=delimiter,
+                    comments=None,
+                    ndmin=2,
+                    encoding=encoding,
+                )
+            if not values.size:
+                continue
+            if values.shape[1] != shape[1] or row + len(values) > shape[0]:
+                raise ValueError(
+                    f"load_csv: {path!r} has a line of {values.shape[1]} fields; its first data "
+                    f"line has {shape[1]}"
+                )
+            out[row : row + len(values)] = values
+            row += len(values)
+            bar.update(len(chunk))
+    return out
+
+
+def _formats(dtype: np.dtype) -> tuple[str, Any]:
+    """The ``%`` format of one value of ``dtype`` and the host conversion before it."""
+    if dtype == np.bool_:
+        return "%d", lambda h: h.astype(np.uint8)
+    if dtype.kind in "iu":
+        return "%d", None
+    if dtype == np.float32:
+        return "%.9g", None
+    return "%r", None  # float64 and complex: Python's shortest repr reads back exactly
+
+
+def _text(x: _array.Array, part: Any, delimiter: str, budget: int) -> list[bytes]:
+    """This rank's rows as CSV text, in pieces of about ``budget`` bytes of values."""
+    if part is None:
+        return []
+    box, origin = part
+    fmt, convert = _formats(x.dtype)
+    ncols = 1 if x.ndim == 1 else x.shape[1]
+    line = delimiter.join([fmt] * ncols) + "\n"
+    lo, hi = box[0].start - origin[0], box[0].stop - origin[0]
+    step = max(1, budget // max(1, ncols * x.dtype.itemsize))
+    out = []
+    for a in range(lo, hi, step):
+        host = np.asarray(x.backend.to_host(x.local[a : min(a + step, hi)]))
+        host = (convert(host) if convert else host).reshape(-1, ncols)
+        out.append("".join(line % tuple(r) for r in host.tolist()).encode())
+    return out
+
+
+def save_csv(x, path, *, delimiter=",", header=None, chunk_bytes=None, progress=False) -> None:
+    """Save a 1-D or 2-D ``x`` as CSV text (a 1-D array as one column), every rank writing its
+    rows at its byte offset in parallel; ``header`` (a str, e.g. column names) is written as
+    the first line.
+
+    A split along the columns first moves to a split of the rows (one all-to-all). Each rank
+    holds its rows' text while writing (about three times the block for float64). A
+    replicated array is written once, each rank writing a share of the rows.
+
+    Communication: two broadcasts (the temporary), one exscan (the offsets), one allgather
+    (every part written), two broadcasts (the rename).
+    """
+    func = "save_csv"
+    check_array(x, func)
+    if x.ndim not in (1, 2):
+        raise ValueError(f"{func}: CSV holds 1-D and 2-D arrays, got {x.ndim} dimensions")
+    if not isinstance(delimiter, str) or not delimiter or "\n" in delimiter:
+        raise TypeError(f"{func}: delimiter must be a non-empty str, got {delimiter!r}")
+    if header is not None and not isinstance(header, str):
+        raise TypeError(f"{func}: header must be a str or None, got {header!r}")
+    budget = check_budget(chunk_bytes, func)
+    comm = x.comm
+    if x.split not in (None, 0) and comm.size > 1:
+        target = Layout.balanced(x.shape, 0, comm.size)
+        block = redistribute_block(x.local, x.layout, target, comm, x.backend)
+        x = _array.Array._new(block, target, comm, x.backend)
+    head = b"" if header is None else (header.rstrip("\n") + "\n").encode()
+
+    def create(tmp: str) -> None:
+        with open(tmp, "xb") as f:
+            f.write(head)
+
+    save = AtomicSave(path, func, comm, create)
+    text: list[bytes] = []
+    with save.part():
+        text = _text(x, my_part(x.layout, comm.rank, comm.size), delimiter, budget)
+    length = sum(len(t) for t in text)
+    offset = len(head) + int(exscan_host(np.array([length], np.int64), "sum", comm)[0])
+    with save.part(), Progress(progress, comm, length, func) as bar:
+        if length:
+            fd = os.open(save.tmp, os.O_WRONLY)
+            try:
+                for t in text:
+                    write_at(fd, memoryview(t), offset)
+                    offset += len(t)
+                    bar.update(len(t))
+            finally:
+                os.close(fd)
+    save.finish()
