@@ -33,17 +33,16 @@ from ._distribution_functions import resplit
 from ._dtypes import check_category, default_index
 from ._layout import Layout
 from ._movement.collectives import (
-    Route,
     allgather_block,
-    allgather_ints,
     allreduce_host,
     any_rank,
+    ask_owners,
     layout_from_local,
 )
 from ._movement.redistribute import slice_replicated
 from ._ops.elementwise import SCALARS, apply_elementwise
 from ._ops.reduction import plan_reduction, reduce_simple
-from ._transport.comm import Communicator, ReduceOp
+from ._transport.comm import ReduceOp
 from ._validation import check_array, check_same_context, normalize_axis
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
@@ -282,37 +281,13 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
 
 
 # -- searchsorted -------------------------------------------------------------------------------
-def _ask_owners(
-    keys: np.ndarray,
-    owners: np.ndarray,
-    answer: Any,
-    comm: Communicator,
-    bad: builtins.bool = False,
-) -> np.ndarray | None:
-    """Send every key (a flat host array) to rank ``owners[i]``, which replies with
-    ``answer(keys it received)``; returns the replies in the order of ``keys``, or ``None`` on
-    every rank when some rank passed ``bad`` (a data-dependent error, agreed with the counts).
-
-    Messages: one allgather of the p send counts and the flag, then, unless some rank is
-    bad, the route's (``collectives.Route``) two ``alltoallv``: the keys, then the replies.
-    """
-    size = comm.size
-    sendcounts = np.bincount(owners, minlength=size)
-    table = allgather_ints([*sendcounts.tolist(), int(bad)], comm)
-    if table[:, size].any():
-        return None
-    route = Route(np.argsort(owners, kind="stable"), sendcounts, table[:, comm.rank], comm)
-    (received,) = route.forward([keys])
-    (replies,) = route.back([np.asarray(answer(received))])
-    return replies
-
-
 def _sorted_by(x1: Array, sorter: Array) -> Array:
     """``x1[sorter]``: split like ``sorter`` (like ``x1`` when ``sorter`` is replicated).
 
     Each rank asks the owners of the ``x1`` elements its part of ``sorter`` names for them:
     no message when ``x1`` is replicated (but one flag ``allreduce`` if ``sorter`` is split),
-    else one allgather of counts and two ``alltoallv`` of this rank's share of ``sorter``.
+    else one alltoall of counts and two ``alltoallv`` of this rank's share of ``sorter``
+    (``collectives.ask_owners``).
     Out-of-range indices raise ``IndexError`` on every rank.
     """
     comm, backend = x1._comm, x1._backend
@@ -337,7 +312,7 @@ def _sorted_by(x1: Array, sorter: Array) -> Array:
     host = backend.to_host(x1._local)
     offset = x1._layout.offsets[comm.rank]
     owners = x1._layout.owners(np.clip(keys, 0, max(n - 1, 0)))
-    values = _ask_owners(keys, owners, lambda k: host[k - offset], comm, bad)
+    values = ask_owners(keys, owners, lambda k: host[k - offset], comm, bad)
     if values is None:
         raise IndexError(message)
     return Array._new(backend.from_host(values, x1.device), target, comm, backend)
@@ -367,7 +342,8 @@ def _search_routed(x1: Array, x2: Array, side: str) -> Any:
     ``< v`` (``<=`` for side='right'): every earlier element is below it, every later one is
     not, so the answer is that block's offset plus a local search there. Values before the
     first block answer 0 without moving; the others go to their owner and their answers come
-    back (``_ask_owners``: one allgather of counts, two ``alltoallv`` of ``x2``'s local size).
+    back (``collectives.ask_owners``: one alltoall of counts, two ``alltoallv`` of ``x2``'s local
+    size).
     """
     comm, backend = x1._comm, x1._backend
     counts = x1.counts
@@ -384,7 +360,7 @@ def _search_routed(x1: Array, x2: Array, side: str) -> Any:
         return backend.to_host(found).astype(np.int64) + offset
 
     out = np.zeros(values.shape[0], dtype=np.int64)
-    out[ask] = _ask_owners(values[ask], owners, answer, comm)
+    out[ask] = ask_owners(values[ask], owners, answer, comm)
     return backend.from_host(out.reshape(x2.lshape), x2.device)
 
 
