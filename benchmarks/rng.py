@@ -70,6 +70,7 @@ def one_rank(n: int, repeat: int) -> None:
     rng = xr.default_rng(1)
     comm = xdist.SelfComm()
     print(f"xdist.random at 1 rank, {n} elements, NumPy {np.__version__}: ns per element")
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print("(medians of", repeat, "runs; ratio = xdist / NumPy, lower is faster)\n")
     print("| distribution | xdist | NumPy PCG64 | NumPy Philox | xdist/PCG64 | xdist/Philox |")
     print("|---|---|---|---|---|---|")
@@ -104,6 +105,7 @@ def many_ranks(n: int, repeat: int) -> None:
     if comm.rank:
         return
     print(f"xdist.random at {comm.size} ranks, {n} elements split along axis 0: ns per element")
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print("(1-rank baseline: every rank drawing all n at once on its own; medians of", repeat)
     print("runs of the slowest rank)\n")
     print(f"| distribution | 1 rank | {comm.size} ranks | speedup |")

@@ -537,20 +537,7 @@ class Generator:
         the requested shape and split: at most two all-to-alls.
         """
         func = "choice"
-        pool = a if isinstance(a, _array.Array) else None
-        if pool is not None:
-            check_xarray(pool, func, "a")
-            if pool.ndim != 1:
-                raise ValueError(f"choice: a must be 1-D, got {pool.ndim} dimensions")
-            if device is not None or comm is not None:
-                raise TypeError("choice: device and comm apply to an int a only")
-            n = pool.shape[0]
-            t = Target(pool._comm, pool.device, func, backend=pool._backend)
-        else:
-            n = check_integer(a, func, "a")
-            if n < 0:
-                raise ValueError(f"choice: a must be >= 0, got {n}")
-            t = Target(self._comm if comm is None else comm, device, func)
+        pool, n, t = self._population(a, device, comm)
         if not isinstance(replace, bool):
             raise TypeError(f"choice: replace must be a bool, got {replace!r}")
         layout = t.layout(check_shape(size, shape, func), split, func)
@@ -564,22 +551,43 @@ class Generator:
             raise ValueError(
                 f"choice: cannot take {k} samples without replacement from {what} ({available})"
             )
-        s, eng = self._stream(), self._engine
-        if weights is None:
-            index_fill = lambda lo, hi: eng.integers(s, lo, hi, 0, max(n, 1), _I64)  # noqa: E731
-            keys = order_keys(eng, s)
-        else:
-            cdf = np.cumsum(weights)
-            cdf /= cdf[-1]
-            index_fill = lambda lo, hi: np.minimum(  # noqa: E731
-                np.searchsorted(cdf, eng.uniform(s, lo, hi, _F64), side="right"), n - 1
-            )
-            keys = weighted_keys(eng, s, weights)
+        index_fill, keys = _samplers(self._engine, self._stream(), n, weights)
         return choose(pool, n, layout, replace, index_fill, keys, t)
+
+    def _population(self, a: Any, device: Any, comm: Any):
+        """``choice``'s population: the pool array (``None`` for ``range(a)``), its size and
+        the target of the result."""
+        if not isinstance(a, _array.Array):
+            n = check_integer(a, "choice", "a")
+            if n < 0:
+                raise ValueError(f"choice: a must be >= 0, got {n}")
+            return None, n, Target(self._comm if comm is None else comm, device, "choice")
+        check_xarray(a, "choice", "a")
+        if a.ndim != 1:
+            raise ValueError(f"choice: a must be 1-D, got {a.ndim} dimensions")
+        if device is not None or comm is not None:
+            raise TypeError("choice: device and comm apply to an int a only")
+        return a, a.shape[0], Target(a._comm, a.device, "choice", backend=a._backend)
 
     for _m in (choice,):
         _m.__doc__ = _doc(_m.__doc__)
     del _m
+
+
+def _samplers(eng: Engine, s: int, n: int, weights: np.ndarray | None):
+    """``choice``'s index draws with replacement, ``index_fill(lo, hi)``, and the keys that
+    order the population for sampling without (both of stream ``s``)."""
+    if weights is None:
+        fill = lambda lo, hi: eng.integers(s, lo, hi, 0, max(n, 1), _I64)  # noqa: E731
+        return fill, order_keys(eng, s)
+    cdf = np.cumsum(weights)
+    cdf /= cdf[-1]
+
+    def fill(lo: int, hi: int) -> np.ndarray:
+        u = eng.uniform(s, lo, hi, _F64)
+        return np.minimum(np.searchsorted(cdf, u, side="right"), n - 1)
+
+    return fill, weighted_keys(eng, s, weights)
 
 
 def _check_p(p: Any, n: int) -> np.ndarray:
