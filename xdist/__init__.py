@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys as _sys
 
-from . import _indexing, _numpy_interop, fft, linalg, special
+from . import _indexing, _numpy_interop, fft, io, linalg, random, special
 from ._array import OPERATORS as _OPERATORS
 from ._array import Array
 from ._bincount import bincount
