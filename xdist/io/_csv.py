@@ -1,13 +1,14 @@
 """CSV files (text, one row a line): parallel reads by byte ranges, parallel writes at byte
 offsets.
 
-Loads: rank 0 skips the ``header`` lines and finds the number of columns; the rest of the
-file is cut into p equal byte ranges, and each rank parses the lines that start in its range
-(a line belongs to the rank where its first byte lies), in pieces of ``chunk_bytes``: a first
-pass counts the lines, the block is allocated, a second pass parses into it. The rows per rank
-then follow the text (one allgather of the counts gives the exact, possibly uneven layout).
-``split=1`` moves the rows so read to a split of the columns (one all-to-all); ``split=None``
-makes every rank read the whole file. Blank lines are skipped; there are no comment lines.
+Loads: rank 0 skips the ``header`` lines and counts the columns of the first data line. With
+``split=0`` the rest of the file is cut into p equal byte ranges and each rank parses the
+lines that start in its range (a line belongs to the rank where its first byte lies); the rows
+per rank follow the text, and one allgather of the counts gives the exact layout. With
+``split=1`` every rank reads all lines and parses only its columns (the text is read p times,
+but no rank holds more than its block); ``split=None``: every rank parses the whole file.
+Each pass goes in pieces of ``chunk_bytes``: a first pass counts the lines, the block is
+allocated, a second pass parses into it. Blank lines are skipped; there are no comment lines.
 
 Saves: a split along the columns first moves to a split of the rows (one all-to-all). Each
 rank formats its rows as text, the ranks' text lengths give each rank's byte offset (one
@@ -98,17 +99,24 @@ def _line_chunks(f: Any, begin: int, end: int, budget: int) -> Iterator[bytes]:
         yield data[:cut]
 
 
-def _count(chunk: bytes) -> int:
-    """The non-blank lines of ``chunk`` (whole lines)."""
+def _data_lines(chunk: bytes) -> bytes:
+    """``chunk`` (whole lines) without its blank lines (none, or only spaces): what is
+    counted and what is parsed are the same lines."""
     if not _BLANK.search(chunk):
-        return chunk.count(b"\n") + (not chunk.endswith(b"\n"))
-    return sum(1 for line in chunk.split(b"\n") if line.strip())
+        return chunk
+    return b"".join(line + b"\n" for line in chunk.split(b"\n") if line.strip())
 
 
-def _ranges(meta: dict, split: int | None, rank: int, size: int) -> tuple[int, int]:
-    """The byte range whose lines this rank reads: all the data unless split."""
+def _count(chunk: bytes) -> int:
+    """The lines of ``chunk`` (whole lines, no blank ones)."""
+    return chunk.count(b"\n") + (bool(chunk) and not chunk.endswith(b"\n"))
+
+
+def _byte_range(meta: dict, split: int | None, rank: int, size: int) -> tuple[int, int]:
+    """The byte range whose lines this rank reads: its share of the data when the rows are
+    split, else all of it."""
     start, total = meta["start"], meta["size"]
-    if split is None:
+    if split != 0:
         return start, total
     length = total - start
     return start + length * rank // size, start + length * (rank + 1) // size
@@ -132,18 +140,21 @@ def load_csv(
     Parameters
     ----------
     split : 0, 1 or None
-        Rows (as read: the counts follow the text's byte ranges), columns (balanced), or the
-        whole array on every rank.
+        0: each rank parses the lines of its byte range of the file (the row counts follow
+        the text, so they may differ by a few rows); 1: each rank reads every line and
+        parses only its columns (balanced); None: every rank parses the whole file.
     delimiter : str or None
         The field separator (``None``: any whitespace).
     header : int
         The number of lines at the top to skip (column names, notes).
     dtype : dtype, optional
         The array's dtype (default: the backend's default real floating dtype).
+    encoding, device, comm, chunk_bytes, progress
+        As for ``load_npy``; a rank holds its block plus a few pieces of text.
 
     Communication: rank 0 reads the header (two broadcasts); one allgather of the ranks'
-    row counts (which also agrees that every rank could read); one more agreeing that every
-    rank could parse; ``split=1``: one all-to-all.
+    row counts, which also agrees that every rank could read; one allgather agreeing that
+    every rank could parse.
     """
     func = "load_csv"
     comm, backend, dev = context(comm, device, func)
@@ -154,61 +165,66 @@ def load_csv(
         raise TypeError(f"{func}: delimiter must be a non-empty str or None, got {delimiter!r}")
     axis = check_split(split, 2, func)
     dt = backend.default_dtypes()["real floating"] if dtype is None else as_dtype(dtype, func)
+    if dt not in backend.supported_dtypes():
+        raise TypeError(f"{func}: the {backend.name} backend has no {dt}; pass dtype=")
     path = os.fspath(path)
     meta = from_root(lambda: _inspect(path, header, delimiter, encoding, func), comm)
-    begin, end, n, error = 0, 0, 0, None
+    lines, n, error = (0, 0), 0, None
     try:
         with open(path, "rb") as f:
-            lo, hi = _ranges(meta, axis, comm.rank, comm.size)
-            begin = _line_start(f, lo, meta["start"], meta["size"])
-            end = _line_start(f, hi, meta["start"], meta["size"])
-            n = sum(_count(c) for c in _line_chunks(f, begin, end, budget))
+            lo, hi = _byte_range(meta, axis, comm.rank, comm.size)
+            lines = tuple(_line_start(f, at, meta["start"], meta["size"]) for at in (lo, hi))
+            n = sum(_count(_data_lines(c)) for c in _line_chunks(f, *lines, budget))
     except Exception as exc:
         error = exc
-    counts = [int(c) for c in agree(error, comm, [n])[:, 0]]
-    shape = (sum(counts) if axis is not None else n, meta["ncols"])
-    read = Layout(shape, 0, tuple(counts)) if axis is not None else Layout.replicated(shape)
+    counts = tuple(int(c) for c in agree(error, comm, [n])[:, 0])
+    shape = (sum(counts) if axis == 0 else n, meta["ncols"])
+    if axis == 0:
+        layout = Layout(shape, 0, counts)
+    else:
+        layout = Layout.balanced(shape, axis, comm.size)
+    cols = layout.local_range(comm.rank) if axis == 1 else (0, meta["ncols"])
+    text = (path, delimiter, encoding, budget, meta["ncols"])
     host, error = None, None
-    with Progress(progress, comm, end - begin if comm.rank == 0 else 0, func) as bar:
+    with Progress(progress, comm, lines[1] - lines[0] if comm.rank == 0 else 0, func) as bar:
         try:
-            host = _parse(
-                path, begin, end, (n, meta["ncols"]), dt, delimiter, encoding, budget, bar
-            )
+            host = _parse(text, lines, n, cols, dt, bar)
         except Exception as exc:
             error = exc
     agree(error, comm)
-    block = backend.from_host(host, dev)
-    if axis == 1:
-        target = Layout.balanced(shape, 1, comm.size)
-        return _array.Array._new(
-            redistribute_block(block, read, target, comm, backend), target, comm, backend
-        )
-    return _array.Array._new(block, read, comm, backend)
+    return _array.Array._new(backend.from_host(host, dev), layout, comm, backend)
 
 
-def _parse(path, begin, end, shape, dtype, delimiter, encoding, budget, bar) -> np.ndarray:
-    """The lines ``begin:end`` of the file parsed into a host array of ``shape``."""
-    out = np.empty(shape, dtype)
+def _parse(text: tuple, lines: tuple[int, int], n: int, cols: tuple[int, int], dtype, bar):
+    """Columns ``cols`` of the ``n`` lines in bytes ``lines`` of the file, parsed into a host
+    array (``text``: the file's path, delimiter, encoding, piece size and column count)."""
+    path, delimiter, encoding, budget, ncols = text
+    # All columns: loadtxt checks that every line has as many (usecols would not).
+    usecols = None if cols == (0, ncols) else range(*cols)
+    out = np.empty((n, cols[1] - cols[0]), dtype)
+    if out.size == 0:
+        return out
     row = 0
     with open(path, "rb") as f:
-        for chunk in _line_chunks(f, begin, end, budget):
+        for chunk in _line_chunks(f, *lines, budget):
+            data = _data_lines(chunk)
+            if not data:
+                continue
             with warnings.catch_warnings():  # a piece of blank lines only: no rows, no warning
                 warnings.simplefilter("ignore", UserWarning)
                 values = np.loadtxt(
-                    io.BytesIO(chunk),
+                    io.BytesIO(data),
                     dtype=dtype,
                     delimiter=delimiter,
                     comments=None,
                     ndmin=2,
                     encoding=encoding,
+                    usecols=usecols,
                 )
             if not values.size:
                 continue
-            if values.shape[1] != shape[1] or row + len(values) > shape[0]:
-                raise ValueError(
-                    f"load_csv: {path!r} has a line of {values.shape[1]} fields; its first data "
-                    f"line has {shape[1]}"
-                )
+            if values.shape[1] != out.shape[1] or row + len(values) > n:
+                raise ValueError(f"load_csv: {path!r} has lines of different lengths")
             out[row : row + len(values)] = values
             row += len(values)
             bar.update(len(chunk))

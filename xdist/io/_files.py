@@ -177,12 +177,14 @@ class AtomicSave:
 
     def check(self, values: tuple[int, ...] = ()) -> Any:
         """Agree that every rank's parts succeeded (one allgather, also of ``values``);
-        else remove the temporary and raise the first failing rank's error everywhere."""
+        else remove the temporary and raise the first failing rank's error everywhere.
+        Returns every rank's ``values`` (see ``agree``)."""
         try:
             return agree(self._error, self.comm, values)
         except BaseException:
-            if self.comm.rank == 0:
-                self._discard(self.tmp)
+            # Rank 0 removes the temporary while the others wait for its word (two
+            # broadcasts): when the error is raised, nothing is left on disk.
+            from_root(lambda: self._discard(self.tmp), self.comm)
             raise
 
     def in_turns(self, writers: Sequence[bool], write: Callable[[], None]) -> None:

@@ -23,7 +23,7 @@ from .. import _array
 from .._layout import Layout, volume
 from .._validation import check_array
 from ._agreement import from_root
-from ._files import AtomicSave, Progress, require
+from ._files import EXTRA, AtomicSave, Progress
 from ._slabs import (
     SliceSource,
     cell_shape,
@@ -54,8 +54,11 @@ def _dataset_class(func: str) -> Any:
                 return netCDF4.Dataset(path, mode, **kw)
 
         return open_netcdf4
-    legacy = require("h5netcdf.legacyapi", func)
-    return lambda path, mode, **kw: legacy.Dataset(path, mode)
+    try:
+        from h5netcdf import legacyapi
+    except ImportError as exc:
+        raise ImportError(f"{func} needs netCDF4 (or h5netcdf), not installed: {EXTRA}") from exc
+    return lambda path, mode, **kw: legacyapi.Dataset(path, mode)
 
 
 def _variable(ds: Any, name: str, path: str, func: str) -> Any:
@@ -127,7 +130,8 @@ def load_netcdf(
     shape, stored = tuple(meta["shape"]), np.lib.format.descr_to_dtype(meta["descr"])
     dt = load_dtype(stored, dtype, backend, func, f"the variable {variable!r}")
     layout = Layout.balanced(shape, check_split(split, len(shape), func), comm.size)
-    cell = cell_shape(shape, stored.itemsize, budget, meta["chunks"])
+    # netCDF4 builds each piece twice (a buffer, then the result): half-size pieces.
+    cell = cell_shape(shape, stored.itemsize, max(1, budget // 2), meta["chunks"])
 
     @contextlib.contextmanager
     def opener():

@@ -187,6 +187,9 @@ class SliceSource:
         root = type(obj).__module__.split(".")[0]
         self._h5py = root == "h5py" and hasattr(obj, "read_direct")
         self._zarr = root == "zarr" and hasattr(obj, "get_basic_selection")
+        # How many pieces the library holds at once while reading one: Zarr decodes each
+        # chunk from its encoded bytes, netCDF4 fills a buffer and then makes the result.
+        self.copies = 2 if root in ("zarr", "netCDF4") else 1
 
     def read(self, box: Box, out: np.ndarray, at: Box) -> None:
         """The stored ``box`` into ``out[at]`` (``out``: a C-contiguous host array)."""
@@ -289,8 +292,9 @@ def from_sliceable(
     dt = load_dtype(np.dtype(obj.dtype), dtype, backend, func, "the object")
     layout = Layout.balanced(shape, check_split(split, len(shape), func), comm.size)
     base = getattr(obj, "chunks", None)
-    cell = cell_shape(shape, dt.itemsize, budget, base if isinstance(base, tuple) else None)
     source = SliceSource(obj)
+    piece = max(1, budget // source.copies)
+    cell = cell_shape(shape, dt.itemsize, piece, base if isinstance(base, tuple) else None)
     return read_array(lambda: contextlib.nullcontext(source), layout, dt, cell, comm, backend, dev)
 
 

@@ -88,7 +88,8 @@ def load_zarr(
     shape, stored = tuple(meta["shape"]), np.lib.format.descr_to_dtype(meta["descr"])
     dt = load_dtype(stored, dtype, backend, func, f"the Zarr array {path!r}")
     layout = Layout.balanced(shape, check_split(split, len(shape), func), comm.size)
-    cell = cell_shape(shape, stored.itemsize, budget, meta["chunks"])
+    # Zarr holds a chunk twice while decoding it (encoded, decoded): half-size pieces.
+    cell = cell_shape(shape, stored.itemsize, max(1, budget // 2), meta["chunks"])
     opener = lambda: contextlib.nullcontext(SliceSource(_open(zarr, path, func)))
     return read_array(opener, layout, dt, cell, comm, backend, dev, progress, func)
 
