@@ -3,12 +3,23 @@ and raise the same error on every rank (their inputs are global metadata)."""
 
 from __future__ import annotations
 
+import builtins
+import operator
 from collections.abc import Sequence
 from typing import Any
 
 from . import _array
 
-__all__ = ["check_array", "check_same_context", "normalize_axis", "normalize_axes", "same_context"]
+__all__ = [
+    "check_array",
+    "check_int",
+    "check_ints",
+    "check_same_context",
+    "normalize_axis",
+    "normalize_axes",
+    "ordered_axes",
+    "same_context",
+]
 
 
 def check_array(x: Any, func: str, name: str = "x") -> None:
@@ -81,3 +92,47 @@ def normalize_axes(axis: Any, ndim: int, func: str, name: str = "axis") -> tuple
     if len(set(axes)) != len(axes):
         raise ValueError(f"{func}: {name} {axis} repeats an axis")
     return tuple(sorted(axes))
+
+
+def _index(value: Any) -> int | None:
+    """``value`` as a Python int if it is an integer (``__index__``) and not a bool, else
+    ``None``."""
+    if isinstance(value, builtins.bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def check_int(value: Any, func: str, name: str, minimum: int | None = None) -> int:
+    """``value`` as a Python int (any integer but a bool; ``>= minimum`` when given), or a
+    TypeError/ValueError naming ``func`` and ``name``."""
+    n = _index(value)
+    if n is None:
+        raise TypeError(f"{func}: {name} must be an int, got {value!r}")
+    if minimum is not None and n < minimum:
+        raise ValueError(f"{func}: {name} must be >= {minimum}, got {n}")
+    return n
+
+
+def check_ints(value: Any, func: str, name: str, minimum: int | None = None) -> tuple[int, ...]:
+    """A tuple or list of ints (``>= minimum`` when given) as a tuple of Python ints, or a
+    TypeError/ValueError naming ``func`` and ``name``."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{func}: {name} must be a tuple of ints, got {value!r}")
+    out = tuple(_index(v) for v in value)
+    if None in out:
+        raise TypeError(f"{func}: {name} {tuple(value)} must hold ints")
+    if minimum is not None and any(v < minimum for v in out):  # type: ignore[operator]
+        raise ValueError(f"{func}: {name} {out} must hold ints >= {minimum}")
+    return out  # type: ignore[return-value]
+
+
+def ordered_axes(axes: Sequence[Any], ndim: int, func: str, name: str) -> tuple[int, ...]:
+    """The axes of a sequence normalized to ``[0, ndim)``, in the given order; an error
+    naming ``func`` and ``name`` if one is out of bounds or repeats."""
+    out = tuple(normalize_axis(a, ndim, func, name) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{func}: {name} {tuple(axes)} repeats an axis")
+    return out

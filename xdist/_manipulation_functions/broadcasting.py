@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from .._array import Array, wrap_block
-from .._creation_functions import check_ints
 from .._layout import Layout
 from .._movement.broadcast import align_block, output_layout
 from .._movement.broadcast import broadcast_shapes as _broadcast_shapes
 from .._movement.gathers import implicit_gather
-from .._validation import check_array, check_same_context
+from .._validation import check_array, check_ints, check_same_context
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to"]
 

@@ -24,12 +24,11 @@ from typing import Any
 import numpy as np
 
 from .._array import Array, wrap_block
-from .._creation_functions import check_ints
 from .._layout import Layout, intersect
 from .._movement.collectives import allgather_ints, shift_exchange
 from .._movement.gathers import implicit_gather
 from .._movement.redistribute import exchange_boxes, redistribute_block, slice_replicated
-from .._validation import check_array, check_same_context, normalize_axis
+from .._validation import check_array, check_ints, check_same_context, normalize_axis
 from .shapes import expand_dims, reshape
 
 __all__ = ["concat", "repeat", "stack", "tile", "unstack"]

@@ -16,11 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._array import Array, wrap_block
-from .._creation_functions import check_ints, ordered_axes
 from .._layout import Layout
 from .._movement.collectives import all_ranks
 from .._movement.redistribute import exchange_boxes, gather_block, redistribute_block
-from .._validation import check_array, normalize_axes, normalize_axis
+from .._validation import check_array, check_ints, normalize_axes, normalize_axis, ordered_axes
 
 __all__ = ["expand_dims", "moveaxis", "permute_dims", "reshape", "squeeze"]
 

@@ -27,9 +27,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._array import Array
-from .._creation_functions import check_int, ordered_axes
 from .._dtypes import check_category
-from .._validation import check_array, normalize_axis
+from .._validation import check_array, check_int, normalize_axis, ordered_axes
 from ._freq import fftfreq, rfftfreq
 from ._plan import execute
 from ._shift import fftshift, ifftshift

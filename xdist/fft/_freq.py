@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from .._array import Array
-from .._creation_functions import DEFAULT, Target, check_int, span
+from .._creation_functions import DEFAULT, Target, span
 from .._dtypes import as_dtype
+from .._validation import check_int
 
 __all__ = ["fftfreq", "rfftfreq"]
 

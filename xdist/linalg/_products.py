@@ -20,6 +20,7 @@ from .._layout import Layout
 from .._linear_algebra_functions import _check_pair
 from .._movement.broadcast import broadcast_shapes
 from .._movement.gathers import warn_gather
+from .._ops.elementwise import apply_elementwise
 from .._validation import check_array
 
 __all__ = ["cross", "diagonal", "outer", "trace"]
@@ -138,4 +139,4 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     broadcast_shapes([x1.shape, x2.shape], "cross")
     linalg = x1._backend.xp.linalg
     operands = [_off_axis(x1, axis), _off_axis(x2, axis)]
-    return ew.apply_elementwise("cross", lambda a, b: linalg.cross(a, b, axis=axis), operands)
+    return apply_elementwise("cross", lambda a, b: linalg.cross(a, b, axis=axis), operands)

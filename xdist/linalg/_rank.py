@@ -20,6 +20,7 @@ from .._array import Array
 from .._dtypes import check_category
 from .._linear_algebra_functions import matmul, matrix_transpose
 from .._movement.broadcast import broadcast_shapes
+from .._ops.elementwise import apply_elementwise
 from ._common import check_matrices, real_dtype
 from ._tsqr import svd, svdvals
 
@@ -91,7 +92,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
             safe = xp.where(keep, values, xp.ones_like(values))
             return xp.where(keep, 1 / safe, xp.zeros_like(values))
 
-        inverse = ew.apply_elementwise("pinv", invert, [s, _cutoff(s, rtol, x)])
+        inverse = apply_elementwise("pinv", invert, [s, _cutoff(s, rtol, x)])
     v = ew.conj(matrix_transpose(vh)) if x.dtype.kind == "c" else matrix_transpose(vh)
     uh = ew.conj(matrix_transpose(u)) if x.dtype.kind == "c" else matrix_transpose(u)
     scaled = ew.multiply(v, manip.expand_dims(inverse, axis=-2))

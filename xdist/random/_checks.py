@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from .. import _array
-from .._creation_functions import check_int
 from .._dtypes import as_dtype
+from .._validation import check_int
 
 __all__ = ["check_dtype", "check_integer", "check_real", "check_shape", "check_xarray"]
 
