@@ -1,5 +1,6 @@
-"""broadcast_to/broadcast_arrays/broadcast_shapes, flip, moveaxis, roll, repeat, tile and
-unstack against NumPy over every layout, and the messages they send."""
+"""The manipulation chapter's broadcasting (broadcast_to/arrays/shapes), reordering (flip,
+roll, moveaxis) and repetition (repeat, tile, unstack) against NumPy over every layout, and
+the messages they send; shapes, concat and stack are in test_manipulation_functions.py."""
 
 from __future__ import annotations
 
