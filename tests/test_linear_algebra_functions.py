@@ -14,11 +14,12 @@ from helpers import (
     layout_pair_params,
     layouts,
     random_array,
+    uneven_counts,
 )
 
 import xdist
 from xdist import Layout
-from xdist._ops.matmul_plan import Cost, choose_plan, move_cost
+from xdist._ops.matmul_plan import Cost, Plan, choose_plan, move_cost, plan_cost, ring_cost
 
 SHAPES = [
     ((7, 5), (5, 3)),
@@ -139,6 +140,49 @@ def test_planner_gathers_the_small_operand(big_first):
     assert_equal(y, g1 @ g2, rtol=1e-12)
 
 
+# -- rows @ rows: x2's blocks passed around a ring ------------------------------------------------
+
+RING_SHAPES = [
+    ((40, 6), (6, 3)),
+    ((40, 6), (6,)),  # x2 1-D
+    ((2, 40, 6), (6, 3)),  # batched x1
+    ((2, 40, 6), (2, 6, 3)),
+    ((1, 40, 6), (3, 6, 3)),  # broadcast batch
+]  # "uneven": x1's and x2's first blocks are empty (at 2 and 3 ranks)
+
+
+def _rows(shape, uneven):
+    axis = len(shape) - 2 if len(shape) > 1 else 0
+    return axis, (uneven_counts(shape[axis], SIZE) if uneven else None)
+
+
+@pytest.mark.parametrize("dtypes", DTYPES, ids=["f8", "i8", "f4f8"])
+@pytest.mark.parametrize("uneven", [False, True], ids=["balanced", "uneven"])
+@pytest.mark.parametrize("s1,s2", RING_SHAPES, ids=[f"{a}@{b}" for a, b in RING_SHAPES])
+def test_rows_times_rows_passes_blocks_around_a_ring(s1, s2, uneven, dtypes):
+    # Budget 0: no plan may gather a split operand, so even these small x2 go around the
+    # ring (p - 1 sendrecv, never an allgatherv of x2); the result is split like x1.
+    g1, g2 = random_array(s1, dtypes[0], seed=1), random_array(s2, dtypes[1], seed=2)
+    x1, x2 = distribute(g1, *_rows(s1, uneven)), distribute(g2, *_rows(s2, uneven))
+    with xdist.config_context(gather_warning_elements=0), xdist.count_collectives() as sent:
+        y = x1 @ x2
+    assert dict(sent) == ({"sendrecv": SIZE - 1} if SIZE > 1 else {}), sent
+    assert (y.split, y.counts) == (len(y.shape) - 2 if len(s2) > 1 else y.ndim - 1, x1.counts)
+    expected = np.matmul(g1, g2)
+    assert_equal(y, expected, rtol=_rtol(expected.dtype))
+
+
+def test_large_rows_times_rows_never_gathers_x2():
+    # x2 above the gather budget (default 2**16 elements): passed around, not gathered.
+    g1, g2 = random_array((200, 3000), seed=1), random_array((3000, 25), seed=2)
+    x1, x2 = distribute(g1, 0), distribute(g2, 0, uneven_counts(3000, SIZE))
+    with xdist.count_collectives() as sent:
+        y = x1 @ x2
+    assert dict(sent) == ({"sendrecv": SIZE - 1} if SIZE > 1 else {}), sent
+    assert (y.split, y.counts) == (0, x1.counts)
+    assert_equal(y, g1 @ g2, rtol=1e-12, atol=1e-12)  # sums of 3000 terms: atol near 0
+
+
 # -- the planner on its own (pure functions of global metadata) -------------------------------
 
 
@@ -173,6 +217,32 @@ def test_move_cost():
     assert move_cost(Layout.replicated((6, 4)), a, 3) == Cost(relayouts=1)  # local slice
     assert move_cost(a, Layout.replicated((6, 4)), 3) == Cost(16, 1, 1)  # allgather
     assert move_cost(a, Layout((6, 4), 1, (2, 1, 1)), 3) == Cost(8, 1, 1)  # all-to-all
+
+
+def test_choose_plan_ring_for_a_large_x2():
+    x1, x2 = Layout.balanced((300, 3000), 0, 3), Layout.balanced((3000, 40), 0, 3)
+    plan = choose_plan(x1, x2, (300, 40), 3)
+    assert plan == Plan("ring", x1, x2, Layout((300, 40), 0, x1.counts), ring=True)
+    # within the budget the one allgatherv of x2 wins (fewer messages, the same elements)
+    assert choose_plan(x1, x2, (300, 40), 3, budget=3000 * 40).name == "R"
+    small = Layout.balanced((300, 40), 0, 3)
+    assert choose_plan(Layout.balanced((300, 300), 0, 3), small, (300, 40), 3).name == "R"
+    # x2 split on its columns: moved to rows (one all-to-all), then the ring
+    x2c = Layout.balanced((3000, 40), 1, 3)
+    assert choose_plan(x1, x2c, (300, 40), 3).name == "ring"
+    assert choose_plan(x1, x2c, (300, 40), 3, budget=3000 * 40).name == "R"
+
+
+def test_plan_cost_prices_memory_first():
+    x1, x2 = Layout((30, 12), 0, (10, 10, 10)), Layout((12, 5), 0, (0, 4, 8))
+    ring = Plan("ring", x1, x2, Layout((30, 5), 0, x1.counts), ring=True)
+    assert ring_cost(x2, 3) == Cost(60, 2) == plan_cost(ring, x1, x2, 3, budget=0)
+    gather = Plan("R", x1, Layout.replicated((12, 5)), Layout((30, 5), 0, x1.counts))
+    assert plan_cost(gather, x1, x2, 3, budget=0) == Cost(60, 1, 1, excess=60)
+    assert plan_cost(gather, x1, x2, 3, budget=60) == Cost(60, 1, 1)
+    assert ring_cost(x2, 1) == Cost()
+    assert Cost(excess=1) > Cost(10**9, 10, 2)  # memory before elements
+    assert Cost(5, 2) > Cost(5, 1, 1)  # then messages, then relayouts
 
 
 # -- matrix_transpose, operators ----------------------------------------------------------------

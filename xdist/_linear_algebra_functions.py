@@ -7,8 +7,9 @@ with its data (counts unchanged).
 ``matmul`` promotes 1-D operands (``(k,)`` to ``(1, k)`` for ``x1``, ``(k, 1)`` for ``x2``),
 asks the planner (``_ops/matmul_plan.py``) which layouts the operands must have for one local
 ``matmul`` of the blocks to give this rank's block of the result (or, for a plan split on the
-contracted axis, partial sums added by one ``allreduce``), brings them there with
-``redistribute_block``, and removes the dimensions added by promotion.
+contracted axis, partial sums added by one ``allreduce``; for the ring plan, ``x1`` split on
+its rows and ``x2`` on k, a sum of ``p`` products as ``x2``'s blocks pass from rank to rank),
+brings them there with ``redistribute_block``, and removes the dimensions added by promotion.
 
 ``tensordot`` is a ``matmul``: the free axes stay axes of their own (batch axes and one matrix
 axis each) and only the contracted axes merge into ``k``, a split contracted axis first, so the
@@ -29,9 +30,9 @@ from ._elementwise_functions import conj, multiply
 from ._layout import Layout
 from ._manipulation_functions import expand_dims, permute_dims, reshape
 from ._movement.broadcast import broadcast_shapes
-from ._movement.collectives import allreduce_block
+from ._movement.collectives import allreduce_block, sendrecv_block
 from ._movement.redistribute import redistribute_block
-from ._ops.matmul_plan import choose_plan
+from ._ops.matmul_plan import Plan, choose_plan
 from ._statistical_functions import sum as _sum
 from ._validation import check_array, check_same_context, normalize_axis
 
@@ -94,8 +95,28 @@ def _remove_axis(block: Any, layout: Layout, axis: int, xp: Any) -> tuple[Any, L
     return xp.squeeze(block, axis=axis), Layout(shape, split, layout.counts)
 
 
+def _ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
+    """This rank's block of ``x1 @ x2`` for ``x1``'s rows here and ``x2`` split on k: at
+    step ``s`` the rank holds the ``x2`` block of rank ``rank - s``, multiplies the columns
+    of its ``x1`` block that match it, and passes it to the next rank (``p - 1``
+    ``sendrecv``). Memory: two ``x2`` blocks at a time, never the whole of ``x2``."""
+    xp, me, p = backend.xp, comm.rank, comm.size
+    device = backend.device_of(b2)
+    total = None
+    for step in range(p):
+        owner = (me - step) % p
+        lo, hi = plan.x2.local_range(owner)
+        part = xp.matmul(b1[..., lo:hi], b2)
+        total = part if total is None else total + part
+        if step < p - 1:  # the block of rank owner - 1 arrives from the rank before
+            shape = plan.x2.local_shape((owner - 1) % p)
+            b2 = sendrecv_block(b2, (me + 1) % p, shape, (me - 1) % p, comm, backend, device)
+    return total
+
+
 def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
-    """The standard's ``matmul`` on distributed operands, with the plan that moves least (see
+    """The standard's ``matmul`` on distributed operands, with the plan that moves least
+    among those that gather no split operand larger than ``gather_warning_elements`` (see
     ``_ops/matmul_plan.py``). Every argument error is raised before any message."""
     _check_operands(x1, x2)
     comm, backend = x1._comm, x1._backend
@@ -109,7 +130,10 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     plan = choose_plan(l1, l2, shape, comm.size, promoted)
     b1 = redistribute_block(b1, l1, plan.x1, comm, backend)
     b2 = redistribute_block(b2, l2, plan.x2, comm, backend)
-    block = xp.matmul(b1, b2)
+    if plan.ring and comm.size > 1:
+        block = _ring_product(b1, b2, plan, comm, backend)
+    else:
+        block = xp.matmul(b1, b2)
     if plan.reduce and comm.size > 1:  # partial sums over the ranks' parts of k
         block = allreduce_block(block, "sum", comm, backend)
 

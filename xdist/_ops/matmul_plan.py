@@ -13,23 +13,37 @@ plan  x1 must be                     x2 must be                    result
 N     whole                          whole                         replicated
 R     split on m                     whole                         split on m (x1's counts)
 C     whole                          split on n                    split on n (x2's counts)
+ring  split on m                     split on k                    split on m (x1's counts)
 B     split on batch axis j (whole   split on batch axis j (whole  split on j
       where it broadcasts along j)   where it broadcasts along j)
 K     split on k, counts c           split on k, the same counts   partial sums, then ONE
                                                                    allreduce: replicated
 ====  =============================  ============================  ==========================
 
+``ring`` passes x2's blocks around the ranks: at each of ``p`` steps a rank multiplies the
+columns of its x1 block that match the x2 block it holds, adds the product to its result
+block and sends that x2 block on to the next rank (``p - 1`` ``sendrecv``). Memory per rank:
+its x1 block, two x2 blocks (the one held and the one arriving) and its result block; no
+operand is ever whole on a rank.
+
 Every plan is feasible for any input layouts: an operand is brought to the layout the plan
 needs by ``redistribute_block`` (same layout or replicated source: free, a local slice at
 most; to whole: one allgather; to another split: one all-to-all of what changes owner).
 
-Cost model, from global metadata only so that every rank picks the same plan: the elements
-received by the busiest rank to move both operands, plus the result's size for K's
-allreduce. Ties go to fewer collective calls, then to fewer operands changing layout (so a
-plan that uses the operands as they are wins, also on one rank), then to table order.
+Cost model, from global metadata only so that every rank picks the same plan (the layouts,
+the rank count and the gather budget, a process-wide setting). First the memory bound: the
+elements of split operands a plan gathers whole on every rank beyond the budget
+(``gather_warning_elements``, the size above which an implicit gather would warn), so that
+no plan gathers a large operand while one that does not exists (K and ring never gather an
+operand, so one always does). Then the elements received by the busiest rank: to move both
+operands, plus the result's size for K's allreduce, plus for the ring every x2 block but its
+own. Ties go to fewer collective calls (the ring's ``p - 1``: a small x2 is gathered in one),
+then to fewer operands changing layout (so a plan that uses the operands as they are wins,
+also on one rank), then to table order.
 Candidates: N; R and C with the counts of an operand already split there (else balanced;
-never along a dimension added by promotion); B for each batch axis an operand is split on,
-with its counts; K with the counts of either operand's split on k, and balanced counts.
+never along a dimension added by promotion); ring with R's counts for x1 and x2's counts on
+k (else balanced); B for each batch axis an operand is split on, with its counts; K with the
+counts of either operand's split on k, and balanced counts.
 """
 
 from __future__ import annotations
@@ -38,25 +52,45 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .._config import get_config
 from .._layout import Layout, balanced_counts
 
-__all__ = ["Cost", "Plan", "candidate_plans", "choose_plan", "move_cost", "plan_cost"]
+__all__ = [
+    "Cost",
+    "Plan",
+    "candidate_plans",
+    "choose_plan",
+    "move_cost",
+    "plan_cost",
+    "ring_cost",
+]
 
 
-@dataclass(frozen=True, order=True)
+@functools.total_ordering
+@dataclass(frozen=True)
 class Cost:
-    """What a plan costs; compared field by field, the first field first."""
+    """What a plan costs; compared field by field in the order of ``key``: the memory bound
+    (``excess``) first, then the elements, messages and relayouts."""
 
     elements: int = 0  # elements received by the busiest rank
     messages: int = 0  # collective calls
     relayouts: int = 0  # operands whose layout changes (a free local slice included)
+    excess: int = 0  # elements of split operands gathered whole on every rank, past the budget
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(
             self.elements + other.elements,
             self.messages + other.messages,
             self.relayouts + other.relayouts,
+            self.excess + other.excess,
         )
+
+    @property
+    def key(self) -> tuple[int, int, int, int]:
+        return (self.excess, self.elements, self.messages, self.relayouts)
+
+    def __lt__(self, other: Cost) -> bool:
+        return self.key < other.key
 
 
 @dataclass(frozen=True)
@@ -68,6 +102,7 @@ class Plan:
     x2: Layout
     out: Layout  # for K: the layout after the allreduce (replicated)
     reduce: bool = False  # the local products are partial sums, added by one allreduce
+    ring: bool = False  # x2's blocks pass around the ranks (p steps, p - 1 sendrecv)
 
 
 def _ranges(layout: Layout, rank: int) -> list[tuple[int, int]]:
@@ -99,11 +134,38 @@ def move_cost(src: Layout, dst: Layout, nranks: int) -> Cost:
     return Cost(received, 1, 1)
 
 
-def plan_cost(plan: Plan, x1: Layout, x2: Layout, nranks: int) -> Cost:
+def _size(shape: tuple[int, ...]) -> int:
+    return _block_size([(0, n) for n in shape])
+
+
+def ring_cost(x2: Layout, nranks: int) -> Cost:
+    """Cost of passing the blocks of ``x2`` (split on k) around ``nranks`` ranks: each rank
+    receives every block but its own, in ``nranks - 1`` messages."""
+    if nranks == 1:
+        return Cost()
+    whole = _size(x2.shape)
+    own = min(_block_size(_ranges(x2, r)) for r in range(nranks))
+    return Cost(whole - own, nranks - 1)
+
+
+def plan_cost(plan: Plan, x1: Layout, x2: Layout, nranks: int, budget: int | None = None) -> Cost:
+    """The cost of ``plan`` for operands laid out as ``x1`` and ``x2``; ``budget``: the
+    elements of split operands a plan may gather whole before it counts as ``excess``
+    (default: the ``gather_warning_elements`` setting)."""
     cost = move_cost(x1, plan.x1, nranks) + move_cost(x2, plan.x2, nranks)
-    if plan.reduce and nranks > 1:
-        cost = cost + Cost(_block_size([(0, n) for n in plan.out.shape]), 1)
-    return cost
+    if nranks == 1:
+        return cost
+    if plan.reduce:
+        cost = cost + Cost(_size(plan.out.shape), 1)
+    if plan.ring:
+        cost = cost + ring_cost(plan.x2, nranks)
+    gathered = sum(
+        _size(dst.shape)
+        for src, dst in ((x1, plan.x1), (x2, plan.x2))
+        if src.split is not None and dst.split is None
+    )
+    limit = get_config().gather_warning_elements if budget is None else budget
+    return cost + Cost(excess=max(0, gathered - limit))
 
 
 def _counts_on(layout: Layout, axis: int, nranks: int) -> tuple[int, ...]:
@@ -139,6 +201,16 @@ def candidate_plans(
     if not promoted[1]:
         c = _counts_on(x2, x2.ndim - 1, nranks)
         yield Plan("C", rep(x1.shape), Layout(x2.shape, x2.ndim - 1, c), Layout(shape, nd - 1, c))
+    if not promoted[0]:
+        c = _counts_on(x1, x1.ndim - 2, nranks)
+        ck = _counts_on(x2, x2.ndim - 2, nranks)
+        yield Plan(
+            "ring",
+            Layout(x1.shape, x1.ndim - 2, c),
+            Layout(x2.shape, x2.ndim - 2, ck),
+            Layout(shape, nd - 2, c),
+            ring=True,
+        )
     for x in (x1, x2):
         if x.split is not None and x.split < x.ndim - 2:
             axis = x.split + nd - x.ndim
@@ -161,18 +233,32 @@ def candidate_plans(
         )
 
 
-@functools.lru_cache(maxsize=1024)
 def choose_plan(
     x1: Layout,
     x2: Layout,
     shape: tuple[int, ...],
     nranks: int,
     promoted: tuple[bool, bool] = (False, False),
+    budget: int | None = None,
 ) -> Plan:
-    """The cheapest candidate plan (the first of equal ones). Remembered for the last 1024
-    distinct arguments (layouts are values): an iterative algorithm multiplies the same
-    layouts on every iteration, and costing the candidates takes longer than a small
-    product."""
+    """The cheapest candidate plan (the first of equal ones). ``budget``: see ``plan_cost``
+    (default: the ``gather_warning_elements`` setting, read on every call)."""
+    limit = get_config().gather_warning_elements if budget is None else budget
+    return _cheapest(x1, x2, shape, nranks, promoted, limit)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cheapest(
+    x1: Layout,
+    x2: Layout,
+    shape: tuple[int, ...],
+    nranks: int,
+    promoted: tuple[bool, bool],
+    budget: int,
+) -> Plan:
+    """``choose_plan``, remembered for the last 1024 distinct arguments (layouts are values):
+    an iterative algorithm multiplies the same layouts on every iteration, and costing the
+    candidates takes longer than a small product."""
     plans = list(candidate_plans(x1, x2, shape, nranks, promoted))
-    costs = [plan_cost(p, x1, x2, nranks) for p in plans]
-    return plans[min(range(len(plans)), key=lambda i: (costs[i], i))]
+    costs = [plan_cost(p, x1, x2, nranks, budget) for p in plans]
+    return plans[min(range(len(plans)), key=lambda i: (costs[i].key, i))]
