@@ -16,7 +16,7 @@ from ._config import config_context, get_config, set_config
 from ._constants import e, inf, nan, newaxis, pi
 from ._creation_functions import *  # noqa: F403
 from ._data_type_functions import *  # noqa: F403
-from ._distribution_functions import balance, from_local, resplit, to_numpy
+from ._distribution_functions import balance, from_local, resplit, show, to_numpy
 from ._dtypes import (
     bool,
     complex64,

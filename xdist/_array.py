@@ -15,6 +15,7 @@ import numpy as np
 
 from ._config import get_config
 from ._dtypes import ALL_DTYPES
+from ._formatting import format_values, summary_indices
 from ._layout import Layout
 from ._movement.collectives import bcast_host, checksums
 from ._movement.gathers import warn_gather
@@ -129,8 +130,25 @@ class Array:
         return self._backend
 
     def __repr__(self) -> str:
-        where = "replicated" if self.split is None else f"split={self.split}, counts={self.counts}"
-        return f"xdist.Array(shape={self.shape}, dtype={self.dtype}, {where}, device={self.device})"
+        """The values this rank can show without a message (so ``print`` from one rank alone
+        works): all of a replicated array, this rank's block of a split one, summarised as
+        NumPy summarises. ``xdist.show(x)`` prints the whole array (collective)."""
+        meta = f"dtype={self.dtype}"
+        if self.split is not None:
+            lo, hi = self._layout.local_range(self._comm.rank)
+            meta = (
+                f"shape={self.shape}, {meta}, split={self.split}, counts={self.counts}; rank "
+                f"{self._comm.rank} holds {lo}:{hi} of axis {self.split}"
+            )
+        text = format_values(*_local_summary(self), prefix="xdist.Array(")
+        return f"xdist.Array({text}, {meta})"
+
+    def __str__(self) -> str:
+        text = format_values(*_local_summary(self), separator=" ")
+        if self.split is None:
+            return text
+        lo, hi = self._layout.local_range(self._comm.rank)
+        return f"{text} (rank {self._comm.rank}'s block, {lo}:{hi} of axis {self.split})"
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -507,3 +525,16 @@ def replicated_operand(like: Array, value: Any, func: str) -> Array:
                 "that is not an xdist array must be the same on every rank"
             )
     return Array._new(block, Layout.replicated(tuple(block.shape)), like._comm, backend)
+
+
+def _local_summary(x: Array) -> tuple[np.ndarray, bool]:
+    """The host copy of the elements of this rank's block that NumPy would print, and whether
+    they are a summary (no message: only these elements leave the device)."""
+    block, xp = x._local, x._backend.xp
+    picked = summary_indices(tuple(block.shape))
+    if picked is not None:
+        device = x._backend.device_of(block)
+        for axis, idx in enumerate(picked):
+            if len(idx) < block.shape[axis]:
+                block = xp.take(block, x._backend.from_host(idx, device), axis=axis)
+    return np.asarray(x._backend.to_host(block)), picked is not None

@@ -1,5 +1,5 @@
 """xdist's own distribution functions: building arrays from blocks, moving them between
-layouts, and a whole NumPy copy."""
+layouts, a whole NumPy copy, and the whole array printed once."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import numpy as np
 from . import _array
 from ._config import get_config
 from ._dtypes import ALL_DTYPES
+from ._formatting import format_values, summary_indices
+from ._indexing_functions import take
 from ._layout import Layout
 from ._movement.collectives import allgather_ints, checksums
 from ._movement.redistribute import gather_block, redistribute_block
@@ -17,7 +19,7 @@ from ._runtime import default_backend, default_comm
 from ._transport.comm import Communicator
 from ._validation import check_array, normalize_axis
 
-__all__ = ["from_local", "resplit", "balance", "to_numpy"]
+__all__ = ["from_local", "resplit", "balance", "to_numpy", "show"]
 
 
 # What a rank finds wrong with its own arguments travels with the metadata, so that every
@@ -175,3 +177,35 @@ def to_numpy(x: _array.Array) -> np.ndarray:
     if x._layout.split is None or x._comm.size == 1:  # the host array may be the block itself
         host = np.array(host, copy=True)
     return host
+
+
+def show(x: _array.Array, /, *, file: Any = None) -> None:
+    """Print the whole array once, from rank 0, summarised as NumPy summarises it.
+
+    ``repr(x)`` and ``print(x)`` show only what the calling rank holds (they send nothing, so
+    they work from one rank alone); ``show`` is the collective view of the whole array: every
+    rank must call it.
+
+    Communication: only the printed elements move (at most ``2 * edgeitems + 1`` per axis,
+    NumPy's print options): the long axes are cut locally, the split axis last (one
+    ``take``), then one gather of the small result.
+
+    To plot an xdist array, gather what is plotted on every rank (``x[:, 0].to_numpy()``),
+    then plot on rank 0 only: a gather under ``if rank == 0:`` waits for the other ranks.
+    """
+    check_array(x, "show")
+    picked = summary_indices(x.shape)
+    y = x
+    if picked is not None:
+        for axis in sorted(range(x.ndim), key=lambda a: a == x.split):  # the split axis last
+            if len(picked[axis]) < x.shape[axis]:
+                block = x._backend.from_host(picked[axis], x.device)
+                index = _array.Array._new(
+                    block, Layout.replicated((len(picked[axis]),)), x._comm, x._backend
+                )
+                y = take(y, index, axis=axis)
+    values = to_numpy(y)
+    if x._comm.rank == 0:
+        where = "" if x.split is None else f", split={x.split}, counts={x.counts}"
+        text = format_values(values, picked is not None, prefix="xdist.Array(")
+        print(f"xdist.Array({text}, dtype={x.dtype}{where})", file=file)

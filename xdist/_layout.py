@@ -138,6 +138,17 @@ class Layout:
             at[self.split] = self.offsets[rank]
         return at
 
+    def describe(self) -> str:
+        """Which rank holds which part, as text (one line per rank)."""
+        if self.split is None:
+            return f"replicated: every rank holds the whole array of shape {self.shape}"
+        lines = [f"shape {self.shape} split along axis {self.split} over {len(self.counts)} ranks:"]
+        for rank, count in enumerate(self.counts):  # type: ignore[arg-type]
+            lo, hi = self.local_range(rank)
+            n = self.shape[self.split]
+            lines.append(f"  rank {rank}: {lo}:{hi} of axis {self.split} ({count} of {n})")
+        return "\n".join(lines)
+
     def with_shape(self, shape: tuple[int, ...], split: int | None) -> Layout:
         """The same per-rank counts on another shape (used by shape-preserving ops)."""
         return Layout(tuple(shape), split, self.counts if split is not None else None)
