@@ -217,12 +217,6 @@ REDUCED = (
     "docs/architecture.md, reductions: one allreduce of result-sized partials; the result of "
     "reducing the split axis is replicated on every rank"
 )
-UNSTACK = "unstack along the split axis bcasts every slice: the whole array on every rank"
-BY_REPLICATED_INDEX = (
-    "integer indices replicated on every rank: the selected values meet in one allgatherv "
-    "(the result is replicated), with no GatherWarning however many they are"
-)
-
 # Each family's representative calls on split operands.
 OPERATIONS = [
     # elementwise
@@ -266,7 +260,7 @@ OPERATIONS = [
     _op("integer on split axis", lambda: A["x"][5]),
     _op("integer on split axis, 3-D", lambda: A["x3"][2], named=SLAB),
     _op("integer array split", lambda: A["x"][A["idx"]]),
-    _op("integer array replicated", lambda: A["x"][IDX], known=BY_REPLICATED_INDEX),
+    _op("integer array replicated", lambda: A["x"][IDX]),
     _op("boolean mask", lambda: A["x"][A["mask"]]),
     _op("boolean mask across the split", lambda: A["x_cols"][A["mask"]]),
     _op("take", lambda: xdist.take(A["x"], A["idx"], axis=0)),
@@ -291,7 +285,7 @@ OPERATIONS = [
     _op("squeeze", lambda: xdist.squeeze(xdist.expand_dims(A["x"], axis=0), axis=0)),
     _op("broadcast_to", lambda: xdist.broadcast_to(A["x"], (2, ROWS, COLS))),
     _op("unstack other axis", lambda: xdist.unstack(A["x"], axis=1)),
-    _op("unstack split axis", lambda: xdist.unstack(A["x_cols"], axis=1), known=UNSTACK),
+    _op("unstack split axis", lambda: xdist.unstack(A["x_cols"], axis=1)),
     # creation
     _op("zeros_like", lambda: xdist.zeros_like(A["x"])),
     _op("asarray copy", lambda: xdist.asarray(A["x"], copy=True)),

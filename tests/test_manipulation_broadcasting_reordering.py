@@ -395,9 +395,13 @@ def test_unstack(shape, case):
         for y, e in zip(ys, expected):
             assert_equal(y, e)
         a = axis % len(shape)
-        if _moves_split(x, [a]):
-            assert dict(counts) == ({"bcast": shape[a]} if shape[a] else {})
+        if _moves_split(x, [a]) and len(shape) == 1:  # 0-d slices are replicated: one gather
+            assert dict(counts) == ({"allgatherv": 1} if shape[a] else {})
             assert all(y.split is None for y in ys)
+        elif _moves_split(x, [a]):  # each slice stays whole on the rank that owns it
+            _no_messages(counts)
+            for i, y in enumerate(ys):
+                assert y.split == 0 and y.counts[x.layout.owner(i)] == y.shape[0]
         else:
             _no_messages(counts)
             if x.split is not None and x.split != a:

@@ -323,19 +323,37 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The standard's ``unstack``. Along any axis but the split one each rank slices its
-    block and the results keep the split (no message). Along the split axis each slice lives
-    on one rank and is broadcast (one ``bcast`` per slice; results replicated): this moves as
-    much as gathering the whole array to every rank."""
+    block and the results keep the split (no message). Along the split axis each slice lies
+    whole on the rank that owns its index: the result is split along its first axis with all
+    of it on that rank (no message). A 1-D ``x`` unstacks into 0-d arrays, which are
+    replicated: one allgather of ``x`` (a gather, with its ``GatherWarning``)."""
     check_array(x, "unstack")
     a = normalize_axis(axis, x.ndim, "unstack")
     layout, comm = x._layout, x._comm
     before = (slice(None),) * a
-    if layout.split == a and comm.size > 1:
-        return tuple(x[(*before, i, Ellipsis)] for i in range(x.shape[a]))
     shape = x.shape[:a] + x.shape[a + 1 :]
     split = layout.split
+    if split == a and comm.size > 1:
+        if x.ndim == 1:
+            whole = implicit_gather(x._local, layout, comm, x._backend, "unstack")
+            out = Layout.replicated(())
+            return tuple(wrap_block(whole[i], out, x) for i in range(x.shape[0]))
+        return tuple(_owned_slice(x, before, i, shape) for i in range(x.shape[a]))
     if split is None or split == a:  # replicated, or split along a on one rank
         out = Layout.replicated(shape)
     else:
         out = Layout(shape, split - (split > a), layout.counts)
     return tuple(wrap_block(x._local[(*before, i, Ellipsis)], out, x) for i in range(x.shape[a]))
+
+
+def _owned_slice(x: Array, before: tuple, i: int, shape: tuple[int, ...]) -> Array:
+    """Slice ``i`` of ``x`` along its split axis, left on its owner: split along its first
+    axis with every index on that rank."""
+    owner, rank = x._layout.owner(i), x._comm.rank
+    counts = tuple(shape[0] if r == owner else 0 for r in range(x._comm.size))
+    out = Layout(shape, 0, counts)
+    if rank == owner:
+        block = x._local[(*before, i - x._layout.offsets[rank], Ellipsis)]
+    else:
+        block = x._backend.empty(out.local_shape(rank), x.dtype, x.device)
+    return wrap_block(block, out, x)
