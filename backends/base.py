@@ -352,6 +352,12 @@ class BackendBase:
             return _UINT64
         return dtype
 
+    def vecdot_last_axis(self, a: Any, b: Any) -> Any:
+        """The library's own ``vecdot`` of two blocks of one dtype and shape along their last
+        axis, when it beats a product and a sum; ``None`` where it does not (the caller then
+        multiplies and sums)."""
+        return None
+
     def special_function(self, name: str) -> Any:
         """The library's own ``scipy.special.<name>`` for blocks of this backend, where it
         agrees with SciPy (real floating loops only), or ``None``: SciPy then computes on
