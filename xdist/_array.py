@@ -24,7 +24,7 @@ from ._runtime import default_comm
 from ._transport.comm import Communicator
 from .backends import get_backend
 
-__all__ = ["Array", "OPERATORS", "wrap_block"]
+__all__ = ["Array", "OPERATORS", "wrap_block", "writes_back"]
 
 # The functions behind the array's operators and methods, by the standard's name (plus
 # "getitem", "setitem", "to_numpy" and "__array_namespace__"). The namespace fills the table
@@ -38,7 +38,7 @@ _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 class Array:
     """A distributed array. Create it with xdist's functions, not with ``Array(...)``."""
 
-    __slots__ = ("_local", "_layout", "_comm", "_backend", "__weakref__")
+    __slots__ = ("_local", "_layout", "_comm", "_backend", "_writeback", "__weakref__")
 
     _local: Any
     _layout: Layout
@@ -55,6 +55,9 @@ class Array:
         self._layout = layout
         self._comm = comm
         self._backend = backend
+        # A result of indexing or reshaping that had to be a copy at this rank count writes
+        # its new values back into its base after each write (see ``writes_back``).
+        self._writeback = None
         return self
 
     # -- the standard's attributes ---------------------------------------------------------
@@ -269,6 +272,8 @@ class Array:
 
     def __setitem__(self, key, value) -> None:
         OPERATORS["setitem"](self, key, value)
+        if self._writeback is not None:
+            self._writeback(self)
 
     def __iter__(self):
         if self.ndim == 0:
@@ -486,6 +491,8 @@ def _assign_inplace(x: Array, result: Array, func: str) -> None:
         raise TypeError(f"{func}: cannot store a {result.dtype} result in an array of {x.dtype}")
     block = redistribute_block(result._local, result._layout, x._layout, x._comm, x._backend)
     x._local[...] = block
+    if x._writeback is not None:
+        x._writeback(x)
 
 
 def _unpickle_block(backend_name: str, host: np.ndarray, layout: Layout, rank: int, size: int):
@@ -538,3 +545,13 @@ def _local_summary(x: Array) -> tuple[np.ndarray, bool]:
             if len(idx) < block.shape[axis]:
                 block = xp.take(block, x._backend.from_host(idx, device), axis=axis)
     return np.asarray(x._backend.to_host(block)), picked is not None
+
+
+def writes_back(view: Array, base: Array, write: Any) -> Array:
+    """Mark ``view``, a result of indexing or reshaping ``base`` that is a copy at this rank
+    count (NumPy would give a view), so that every write into it (``view[k] = v``, ``view
+    += v``) is followed by ``write(base, view)``: the write is seen in the base at every rank
+    count, as NumPy shows it, instead of being lost where the result had to move. Returns
+    ``view``. (Writes into ``view.local`` directly are the caller's own: not written back.)"""
+    view._writeback = lambda v: write(base, v)
+    return view
