@@ -40,8 +40,11 @@ from ._slabs import check_budget, check_split, context, my_part
 
 __all__ = ["load_csv", "save_csv"]
 
-# A blank line: nothing but spaces before its newline, or a last line of only spaces.
-_BLANK = re.compile(rb"(?:^|\n)[ \t\r]*\n|(?:^|\n)[ \t\r]+\Z")
+# Blank lines (nothing but spaces): the first line, one between two newlines, the last line.
+# Three searches with a literal start: one pattern with alternatives is ~100x slower.
+_BLANK_FIRST = re.compile(rb"[ \t\r]*(?:\n|\Z)")
+_BLANK_INSIDE = re.compile(rb"\n[ \t\r]*\n")
+_BLANK_LAST = re.compile(rb"\n[ \t\r]+\Z")
 
 
 def _fields(line: bytes, delimiter: str | None, encoding: str) -> int:
@@ -102,7 +105,9 @@ def _line_chunks(f: Any, begin: int, end: int, budget: int) -> Iterator[bytes]:
 def _data_lines(chunk: bytes) -> bytes:
     """``chunk`` (whole lines) without its blank lines (none, or only spaces): what is
     counted and what is parsed are the same lines."""
-    if not _BLANK.search(chunk):
+    if not (
+        _BLANK_FIRST.match(chunk) or _BLANK_INSIDE.search(chunk) or _BLANK_LAST.search(chunk)
+    ):
         return chunk
     return b"".join(line + b"\n" for line in chunk.split(b"\n") if line.strip())
 
