@@ -61,13 +61,42 @@ def _run_job(tmp: Path, source: str, ranks: int = 2, env=None) -> tuple[int, str
     return proc.returncode, proc.stdout, proc.stderr
 
 
+# Rank 1 is killed (as by the kernel's OOM killer) while rank 0 waits in a collective.
+KILLED = textwrap.dedent(
+    """
+    import os, signal
+    import numpy as np
+    import xdist
+    comm = xdist.default_comm()
+    comm.allreduce(np.ones(1), "sum")
+    if comm.rank == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    comm.allreduce(np.ones(1), "sum")
+    """
+)
+
+# Rank 1 fails inside a collective: its reduction's combine raises (a user op's error).
+INSIDE = textwrap.dedent(
+    """
+    import numpy as np
+    import xdist
+    x = xdist.ones((6, 2), split=0)
+    if xdist.default_comm().rank == 1:
+        raise RuntimeError("rank 1 fails between two collectives")
+    float(xdist.sum(x))
+    """
+)
+
+
 @pytest.mark.parametrize(
     "source, message",
     [
         (SCRIPT, "rank 1 fails on purpose"),
         (BEFORE_FIRST_CALL, "rank 1 fails before its first xdist call"),
+        (INSIDE, "rank 1 fails between two collectives"),
+        (KILLED, ""),
     ],
-    ids=["after-first-call", "before-first-call"],
+    ids=["after-first-call", "before-first-call", "between-collectives", "killed"],
 )
 def test_uncaught_exception_aborts_the_job(tmp_path, source, message):
     # One job is enough: rank 0 of this run starts it; a failure here aborts this run too.
