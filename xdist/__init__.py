@@ -49,6 +49,7 @@ from ._sorting_functions import *  # noqa: F403
 from ._statistical_functions import *  # noqa: F403
 from ._transport.comm import Communicator, SelfComm, count_collectives
 from ._utility_functions import *  # noqa: F403
+from ._version import __version__
 
 __array_api_version__ = "2024.12"
 
