@@ -190,9 +190,21 @@ SPECIAL_FUNCTIONS = {
 
 def _threads_per_rank() -> int:
     """Cores per rank on this node. Under mpiexec, Torch reads MPICH's MPI_LOCALNRANKS and
-    silently drops to one thread; xdist sets the count explicitly (XDIST_TORCH_THREADS wins)."""
-    if "XDIST_TORCH_THREADS" in os.environ:
-        return max(1, int(os.environ["XDIST_TORCH_THREADS"]))
+    silently drops to one thread; xdist sets the count explicitly. XDIST_TORCH_THREADS wins:
+    a positive integer, checked when the backend is first used (a ValueError that names the
+    variable and the allowed values; the same on every rank, which share the environment)."""
+    value = os.environ.get("XDIST_TORCH_THREADS", "").strip()
+    if value:
+        try:
+            threads = int(value)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise ValueError(
+                "XDIST_TORCH_THREADS: expected a positive integer (Torch threads per rank), "
+                f"got {os.environ['XDIST_TORCH_THREADS']!r}"
+            )
+        return threads
     local = os.environ.get("MPI_LOCALNRANKS") or os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE")
     return max(1, (os.cpu_count() or 1) // max(1, int(local or 1)))
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -47,3 +50,50 @@ def test_unknown_and_missing_backends_raise_clearly():
         if name not in _INSTALLED:
             with pytest.raises(ImportError, match=f"needs the package '{name}'"):
                 get_backend(name)
+
+
+# -- XDIST_TORCH_THREADS: a positive integer, checked when the Torch backend is first used ----
+_NEEDS_TORCH = pytest.mark.skipif("torch" not in _INSTALLED, reason="Torch is not installed")
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without an outer MPI job's variables (the child runs alone)."""
+    prefixes = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "OMPI_")
+    return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+
+
+@_NEEDS_TORCH
+def test_torch_threads_setting_is_checked_on_first_use():
+    code = "import xdist; print('imported', flush=True); xdist.ones(3)"
+    env = {**_clean_env(), "XDIST_COMM": "self", "XDIST_BACKEND": "torch"}
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "XDIST_TORCH_THREADS": "abc"},
+    )
+    assert run.returncode != 0 and run.stdout == "imported\n", (run.stdout, run.stderr)
+    expected = "ValueError: XDIST_TORCH_THREADS: expected a positive integer"
+    assert f"{expected} (Torch threads per rank), got 'abc'" in run.stderr, run.stderr
+
+
+@_NEEDS_TORCH
+@pytest.mark.parametrize("value", ["-2", "0", "1.5", "two", " "])
+def test_torch_threads_rejects_what_is_not_a_positive_integer(monkeypatch, value):
+    from xdist.backends.torch import _threads_per_rank
+
+    monkeypatch.setenv("XDIST_TORCH_THREADS", value)
+    if not value.strip():  # empty: unset, the default per-rank count
+        assert _threads_per_rank() >= 1
+        return
+    with pytest.raises(ValueError, match=f"expected a positive integer .*, got '{value}'"):
+        _threads_per_rank()
+
+
+@_NEEDS_TORCH
+def test_torch_threads_setting_is_used(monkeypatch):
+    from xdist.backends.torch import _threads_per_rank
+
+    monkeypatch.setenv("XDIST_TORCH_THREADS", " 3 ")
+    assert _threads_per_rank() == 3
