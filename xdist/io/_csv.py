@@ -105,9 +105,7 @@ def _line_chunks(f: Any, begin: int, end: int, budget: int) -> Iterator[bytes]:
 def _data_lines(chunk: bytes) -> bytes:
     """``chunk`` (whole lines) without its blank lines (none, or only spaces): what is
     counted and what is parsed are the same lines."""
-    if not (
-        _BLANK_FIRST.match(chunk) or _BLANK_INSIDE.search(chunk) or _BLANK_LAST.search(chunk)
-    ):
+    if not (_BLANK_FIRST.match(chunk) or _BLANK_INSIDE.search(chunk) or _BLANK_LAST.search(chunk)):
         return chunk
     return b"".join(line + b"\n" for line in chunk.split(b"\n") if line.strip())
 

@@ -15,6 +15,7 @@ and writes its slab at once.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from typing import Any
 
@@ -123,7 +124,8 @@ def load_hdf5(
         with _open(h5py, path, func) as f:
             yield SliceSource(f[dataset])
 
-    return read_array(opener, layout, dt, cell, comm, backend, dev, progress, func)
+    with Progress(progress, comm, math.prod(layout.local_shape(0)) * dt.itemsize, func) as bar:
+        return read_array(opener, layout, dt, cell, comm, backend, dev, bar)
 
 
 def save_hdf5(x, path, dataset, *, mode="w", chunk_bytes=None, progress=False, **options) -> None:

@@ -14,6 +14,7 @@ Complex values are stored as netCDF4's ``auto_complex`` compound (nc-complex).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from typing import Any
 
@@ -138,7 +139,8 @@ def load_netcdf(
         with _open(path, func) as ds:
             yield SliceSource(_variable(ds, variable, path, func))
 
-    return read_array(opener, layout, dt, cell, comm, backend, dev, progress, func)
+    with Progress(progress, comm, math.prod(layout.local_shape(0)) * dt.itemsize, func) as bar:
+        return read_array(opener, layout, dt, cell, comm, backend, dev, bar)
 
 
 def save_netcdf(

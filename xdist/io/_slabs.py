@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import operator
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -27,7 +28,6 @@ from .._dtypes import ALL_DTYPES, as_dtype
 from .._layout import Box, Layout, balanced_counts, resolve, shifted, volume
 from .._runtime import default_backend, default_comm
 from ._agreement import agree
-from ._files import Progress
 
 __all__ = [
     "CHUNK_BYTES",
@@ -65,8 +65,12 @@ def check_split(split: Any, ndim: int, func: str) -> int | None:
     """The split axis of a loaded array of ``ndim`` dimensions (0-d data is replicated)."""
     if split is None or ndim == 0:
         return None
-    if isinstance(split, bool) or not isinstance(split, int):
-        raise TypeError(f"{func}: split must be an int or None, got {split!r}")
+    try:
+        if isinstance(split, bool):
+            raise TypeError
+        split = operator.index(split)
+    except TypeError:
+        raise TypeError(f"{func}: split must be an int or None, got {split!r}") from None
     if not -ndim <= split < ndim:
         raise IndexError(f"{func}: split {split} is out of bounds for data of {ndim} dimensions")
     return split % ndim
@@ -255,17 +259,15 @@ def read_array(
     comm: Any,
     backend: Any,
     device: Any,
-    progress: bool = False,
-    func: str = "",
+    progress: Any = None,
 ) -> _array.Array:
     """The array of ``layout`` whose blocks each rank reads from the source that ``opener()``
-    opens (a context manager), with a progress bar of rank 0's block when ``progress``. A
-    rank that fails raises its error on every rank: one allgather."""
+    opens (a context manager); ``progress.update(bytes)`` follows the reading. A rank that
+    fails raises its error on every rank: one allgather."""
     block, error = None, None
-    total = math.prod(layout.local_shape(0)) * dtype.itemsize
     try:
-        with Progress(progress, comm, total, func) as bar, opener() as source:
-            block = read_block(source, layout, comm.rank, dtype, backend, device, cell, bar)
+        with opener() as source:
+            block = read_block(source, layout, comm.rank, dtype, backend, device, cell, progress)
     except Exception as exc:
         error = exc
     agree(error, comm)
@@ -280,8 +282,10 @@ def from_sliceable(
     only its slab, in pieces of at most ``chunk_bytes`` (64 MiB), so it holds its block plus
     one piece. ``split=None``: every rank reads the whole array; 0-d data is replicated.
 
-    Every rank passes the same object (each opened the file). Communication: one allgather (a
-    read that fails on some rank raises its error on every rank).
+    The values are what ``obj[box]`` gives, converted to ``obj.dtype`` (or ``dtype``): a
+    netCDF4 variable that unpacks ``scale_factor`` on reading needs ``dtype=``. Every rank
+    passes the same object (each opened the file). Communication: one allgather (a read that
+    fails on some rank raises its error on every rank).
     """
     func = "from_sliceable"
     comm, backend, dev = context(comm, device, func)

@@ -17,6 +17,7 @@ writes a share of whole chunks.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from typing import Any
 
@@ -91,7 +92,8 @@ def load_zarr(
     # Zarr holds a chunk twice while decoding it (encoded, decoded): half-size pieces.
     cell = cell_shape(shape, stored.itemsize, max(1, budget // 2), meta["chunks"])
     opener = lambda: contextlib.nullcontext(SliceSource(_open(zarr, path, func)))
-    return read_array(opener, layout, dt, cell, comm, backend, dev, progress, func)
+    with Progress(progress, comm, math.prod(layout.local_shape(0)) * dt.itemsize, func) as bar:
+        return read_array(opener, layout, dt, cell, comm, backend, dev, bar)
 
 
 def chunk_starts(layout: Layout, unit: int) -> list[int]:
