@@ -12,9 +12,7 @@ distributed xdist arrays (split along samples):
 scikit-learn is a dependency of this part (``pip install 'xdist-array[ml]'``).
 """
 
-from . import cluster
-from . import linear_model
-from . import stats
+from . import cluster, linear_model, stats
 from .cluster import KMeans
 from .linear_model import Lasso
 from .stats import Moments

@@ -11,7 +11,7 @@ import warnings
 
 import array_api_compat
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils import check_array
+from sklearn.utils import check_array, check_random_state
 
 
 def namespace(*arrays):
@@ -75,11 +75,17 @@ def check_finite(xp, X, name: str):
 def finite_mean(xp, X, name: str):
     """Column means of a samples x features X, rejecting NaN and infinity on the way: finite
     column sums prove every element finite, so the check needs no pass of its own (one pass
-    and, on a distributed X, one reduction for both)."""
-    sums = xp.sum(X, axis=0)
+    and, on a distributed X, one reduction for both).
+
+    The sums accumulate in float64 and the means are rounded to X's dtype, so float32 means
+    do not depend on how the samples are split over ranks (a float32 sum rounds differently
+    in every grouping; centering by such a mean would move every sample by an ulp that
+    changes with the rank count). A float64 sum of float32 values cannot overflow, so a
+    non-finite one proves a NaN or infinity there."""
+    sums = xp.sum(X, axis=0, dtype=xp.float64)
     if not bool(xp.all(xp.isfinite(sums))):
         check_finite(xp, X, name)  # the elementwise test decides (overflow gives inf too)
-    return sums / X.shape[0]
+    return xp.astype(sums / X.shape[0], X.dtype)
 
 
 def check_int(value, name: str, low: int | None = None):
@@ -87,6 +93,13 @@ def check_int(value, name: str, low: int | None = None):
         raise TypeError(f"{name} must be an int, got {value!r}")
     if low is not None and value < low:
         raise ValueError(f"{name} must be >= {low}, got {value!r}")
+    return int(value)
+
+
+def check_verbose(value, est: str) -> int:
+    """scikit-learn's ``verbose``: an int >= 0 or a bool."""
+    if not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{est}: verbose must be an int >= 0 or a bool, got {value!r}")
     return int(value)
 
 
@@ -166,3 +179,52 @@ def check_features(X, n_features_in: int, est: str, name: str):
             f"{est}.{name}: X has {X.shape[1]} features, but {est} is expecting "
             f"{n_features_in} features as input."
         )
+
+
+def agreed_random_state(xp, X, random_state):
+    """scikit-learn's ``check_random_state(random_state)``, agreed on every rank.
+
+    The estimators draw only a few host numbers (seeding indices, uniforms, coordinate
+    orders), the same calls on every rank, so a NumPy ``RandomState`` seeded by an int makes
+    the same draws at every rank count, and the same as scikit-learn's. What can differ
+    between ranks is an unseeded state. In a namespace with ranks (``xp.default_comm``, an
+    optional extension, as xdist's), ``random_state=None`` seeds the RandomState from the
+    namespace's counter-based generator, ``xp.random.default_rng(None)``, whose fresh
+    entropy is agreed on every rank (one broadcast of 16 bytes); a ``RandomState`` instance
+    gives the seed that rank 0 draws from it (``xp.from_local`` of each rank's draw, then
+    its first element: one broadcast). Other namespaces run in one process: the state is
+    scikit-learn's."""
+    rs = check_random_state(random_state)  # invalid states raise here, on every rank
+    if not hasattr(xp, "default_comm") or isinstance(random_state, numbers.Integral):
+        return rs
+    comm = getattr(X, "comm", None)
+    if random_state is None:
+        seed = xp.random.default_rng(None, comm=comm).integers(2**32, split=None)
+    else:  # each rank's instance may be in another state: rank 0's draw decides
+        seed = xp.from_local([int(rs.randint(2**32))], split=0, comm=comm)[0]
+    return check_random_state(int(seed))
+
+
+def is_root(xp, X) -> bool:
+    """Whether this process prints progress: rank 0 of X's communicator (``X.comm`` of an
+    xdist array), else of the namespace's default one (``xp.default_comm``, an optional
+    extension); a namespace without ranks always prints."""
+    comm = getattr(X, "comm", None)
+    if comm is None:
+        default_comm = getattr(xp, "default_comm", None)
+        comm = default_comm() if callable(default_comm) else None
+    return getattr(comm, "rank", 0) == 0
+
+
+def progress(xp, X, verbose):
+    """The ``print`` of the estimators' ``verbose`` output, or None where nothing is printed:
+    ``verbose`` off, or not rank 0. It flushes, so that lines come out as the work goes on
+    under ``mpiexec``. Values it prints that need communication must still be computed on
+    every rank (test ``verbose``, not this): only the printing is rank 0's."""
+    if not verbose or not is_root(xp, X):
+        return None
+    return _say
+
+
+def _say(message: str) -> None:
+    print(message, flush=True)

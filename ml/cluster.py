@@ -8,6 +8,12 @@ cluster weights; after the first iteration only the rows of samples that changed
 are read, to update the previous sums), plus the count of changed labels. k-means++ samples
 by a global cumulative sum and ``searchsorted``, never gathering X; random draws come from
 the same ``RandomState`` calls as scikit-learn's, so the same seed gives the same seeding.
+
+The result does not depend on the number of ranks: the random draws are host numbers made
+alike on every rank (``agreed_random_state``: an unseeded state is agreed), and every
+discrete choice that sums over samples (the mean X is centered by, the seeding's potential,
+cumulative sums and sampling) is made in float64, whose rounding differences between
+groupings of the samples cannot change a choice in practice, even for float32 data.
 """
 
 from __future__ import annotations
@@ -17,13 +23,16 @@ import warnings
 
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.utils import check_random_state
 
 from ._utils import (
+    agreed_random_state,
     check_features,
     check_int,
     check_real,
+    check_verbose,
+    device,
     finite_mean,
+    progress,
     validate_weights,
     validate_X,
 )
@@ -36,8 +45,12 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
 
     ``algorithm="elkan"`` is accepted and runs Lloyd's algorithm: Elkan's bounds only skip
     distance computations, so scikit-learn's results are the same with either. ``verbose``
-    prints one line per iteration, once: where ``X`` says it is not on rank 0 (``X.comm.rank``
-    of an xdist array), nothing is printed.
+    prints scikit-learn's lines (initialization, one line per iteration with the inertia,
+    convergence) on rank 0 only (``X.comm.rank`` of an xdist array).
+
+    The same int ``random_state`` gives the same result at every rank count (the seeding's
+    choices are made in float64) and scikit-learn's seeding; ``random_state=None`` is agreed
+    on every rank, so replicated results are identical on every rank.
     """
 
     def __init__(
@@ -68,6 +81,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         if X.shape[0] < k:
             raise ValueError(f"KMeans: n_samples={X.shape[0]} should be >= n_clusters={k}.")
         check_int(self.max_iter, "KMeans: max_iter", 1)
+        check_verbose(self.verbose, "KMeans")
         check_real(self.tol, "KMeans: tol", 0.0)
         if self.algorithm not in ("lloyd", "elkan"):
             raise ValueError(
@@ -104,7 +118,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         xp, X = validate_X(X, "KMeans.fit", finite=False)
         k, n_init = self._check_params(xp, X)
         sw = validate_weights(xp, sample_weight, X, "KMeans.fit")
-        rs = check_random_state(self.random_state)
+        rs = self._random_state(xp, X)
         x_mean = finite_mean(xp, X, "KMeans.fit")  # also rejects NaN and infinity
         # Centered, as scikit-learn does, for accurate expansions; a column of ones is
         # appended so that one matmul gives |c|^2 - 2 x.c and one gives the cluster weights.
@@ -112,10 +126,13 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         Xc = Xa[:, :-1]
         x_sq = xp.vecdot(Xc, Xc)  # |x - mean|^2: the tolerance, k-means++ and the inertia
         tol = _tolerance(xp, x_sq, X.shape[1], self.tol)
+        say = progress(xp, X, self.verbose)
         best = None
         for _ in range(n_init):
             centers = self._init_centroids(xp, X, Xc, x_sq, x_mean, sw, rs)
-            run = _lloyd(xp, Xa, x_sq, sw, centers, self.max_iter, tol, self.verbose)
+            if say:
+                say("Initialization complete")
+            run = _lloyd(xp, Xa, x_sq, sw, centers, self.max_iter, tol, self.verbose, say)
             labels, inertia, centers, n_iter = run
             if best is None or (inertia < best[1] and not _same(xp, labels, best[0], k)):
                 best = run
@@ -129,6 +146,13 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         self._n_features_out = k
         return self
 
+    def _random_state(self, xp, X):
+        """The RandomState of the draws (agreed on every rank); an array init draws nothing,
+        so it agrees on nothing either (no message)."""
+        if hasattr(self.init, "shape"):
+            return None
+        return agreed_random_state(xp, X, self.random_state)
+
     def _init_centroids(self, xp, X, Xc, x_sq, x_mean, sw, rs):
         k, init = self.n_clusters, self.init
         if hasattr(init, "shape"):
@@ -139,9 +163,9 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             centers = xp.asarray(centers, dtype=X.dtype) - x_mean
         elif init == "k-means++":
             centers = _kmeans_plusplus(xp, Xc, x_sq, sw, k, rs)
-        else:
+        else:  # k rows of X, without replacement, with probabilities sw / sum(sw)
             idx = _choice_without_replacement(xp, sw, k, rs)
-            centers = xp.take(Xc, xp.asarray(idx), axis=0)
+            centers = xp.take(Xc, _vec(xp, idx, None, xp.int64, device(Xc)), axis=0)
         return centers
 
     # -- prediction ---------------------------------------------------------------------
@@ -181,7 +205,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
 
 def _warn_distinct(xp, labels, k):
     """scikit-learn's warning when fewer than k clusters hold points (one reduction)."""
-    ids = xp.arange(k, device=_dev(labels))
+    ids = xp.arange(k, device=device(labels))
     held = xp.any(ids[:, None] == labels[None, :], axis=1)
     distinct = int(xp.sum(xp.astype(held, xp.int64)))
     if distinct < k:
@@ -198,7 +222,7 @@ def _tolerance(xp, x_sq, d, tol):
     for centered samples is the sum of their squared norms ``x_sq`` over ``n d``."""
     if tol == 0:
         return 0.0
-    return float(xp.sum(x_sq)) / (x_sq.shape[0] * d) * tol
+    return float(xp.sum(x_sq, dtype=xp.float64)) / (x_sq.shape[0] * d) * tol
 
 
 def _sq_distances(xp, X, centers, x_sq=None):
@@ -262,25 +286,20 @@ def _inertia_scores(xp, Xa, x_sq, sw, centers, labels, scores):
 def _same(xp, labels1, labels2, k):
     """scikit-learn's _is_same_clustering: labels1 -> labels2 is a function. Read from the
     k x k contingency table (one reduction), never sorting the labels."""
-    ids = xp.arange(k, device=_dev(labels1))
+    ids = xp.arange(k, device=device(labels1))
     one1 = xp.astype(labels1[:, None] == ids[None, :], xp.float64)
     one2 = xp.astype(labels2[:, None] == ids[None, :], xp.float64)
     table = one1.T @ one2
     return bool(xp.all(xp.sum(xp.astype(table > 0, xp.int64), axis=1) <= 1))
 
 
-def _is_root(X):
-    """False only where ``X`` says it is not on rank 0 (``X.comm.rank``, as xdist arrays
-    have): verbose output is printed once, not once per rank."""
-    return getattr(getattr(X, "comm", None), "rank", 0) == 0
-
-
-def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose):
+def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose, say):
     """One k-means run (scikit-learn's _kmeans_single_lloyd) on ``Xa = [Xc, 1]``.
 
     Per iteration: one matmul for the distances, one local argmin, and the k x (d + 1)
     cluster statistics (weighted sums and, from the column of ones, weights) by one
-    reduction (``_cluster_stats``).
+    reduction (``_cluster_stats``). With ``verbose`` every rank computes the inertia that
+    ``say`` prints (a reduction); ``say`` prints on rank 0 only (None: silent).
     """
     k, d = centers.shape
     Xc = Xa[:, :d]
@@ -291,7 +310,7 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose):
     # and removing them in different groupings (counts of unit weights are exact): a
     # lightest cluster this light is recomputed by the full product, which is exact.
     residue = 0.0 if w is None else 32 * xp.finfo(Xa.dtype).eps * float(xp.sum(w))
-    ids = xp.arange(k, device=_dev(Xa))[:, None]
+    ids = xp.arange(k, device=device(Xa))[:, None]
     for i in range(max_iter):
         labels, scores = _assign_ones(xp, Xa, centers)
         stats, moved = _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats)
@@ -311,9 +330,11 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose):
         shift = float(xp.sum((centers_new - centers) ** 2))
         if verbose:
             inertia = _inertia_ones(xp, Xa, sw, centers, labels)  # collective: every rank
-            if _is_root(Xa):
-                print(f"Iteration {i}, inertia {inertia}.")
+            if say:
+                say(f"Iteration {i}, inertia {inertia}.")
         if moved == 0:  # the scores hold for the new centers only if they are the same
+            if say:
+                say(f"Converged at iteration {i}: strict convergence.")
             strict = True
             if not bool(xp.all(centers_new == centers)):
                 scores = None
@@ -321,6 +342,8 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose):
             break
         centers = centers_new
         if shift <= tol:
+            if say:
+                say(f"Converged at iteration {i}: center shift {shift} within tolerance {tol}.")
             break
         labels_old = labels
     if not strict:  # labels must match the returned centers
@@ -395,35 +418,38 @@ def _average_centers(xp, sums, weights):
     safe = xp.where(positive, weights, xp.ones_like(weights))
     means = sums / safe[:, None]
     big = int(xp.argmax(weights))
-    ids = xp.arange(weights.shape[0], device=_dev(weights))
+    ids = xp.arange(weights.shape[0], device=device(weights))
     fill = xp.where((ids < big)[:, None], sums[big : big + 1, :], means[big : big + 1, :])
     return xp.where(positive[:, None], means, fill)
 
 
-def _dev(x):
-    from ._utils import device
-
-    return device(x)
-
-
 def _kmeans_plusplus(xp, Xc, x_sq, sw, k, rs):
-    """Greedy k-means++ (scikit-learn's _kmeans_plusplus) with distributed sampling."""
+    """Greedy k-means++ (scikit-learn's _kmeans_plusplus) with distributed sampling.
+
+    The sampling runs in float64 whatever X's dtype: the weights, the potential, its
+    cumulative sums (products of float32 values are exact in float64) and the candidates'
+    potentials. Sums round differently in every grouping of the samples, which moves the
+    n boundaries of the cumulative sums: in float32 a draw then fell on another sample at
+    another rank count with a probability near n * 2**-24 (a few percent per fit of 20000
+    samples); in float64 near n * 2**-53.
+    """
     n = Xc.shape[0]
     trials = 2 + int(math.log(k))
-    cdf = xp.cumulative_sum(sw)
+    w = xp.astype(sw, xp.float64, copy=False)
+    cdf = xp.cumulative_sum(w)
     u = rs.random_sample()  # what RandomState.choice(n, p=...) draws
     first = int(xp.searchsorted(cdf / cdf[-1], _vec(xp, [u], cdf), side="right")[0])
-    centers = [xp.take(Xc, _vec(xp, [first], None, xp.int64), axis=0)]
+    centers = [xp.take(Xc, _vec(xp, [first], None, xp.int64, device(Xc)), axis=0)]
     closest = _sq_distances(xp, Xc, centers[0], x_sq)[:, 0]
-    pot = float(xp.sum(closest * sw))
+    pot = float(xp.sum(w * xp.astype(closest, xp.float64, copy=False)))
     for _ in range(1, k):
         vals = rs.uniform(size=trials) * pot
-        cdf = xp.cumulative_sum(sw * closest)
+        cdf = xp.cumulative_sum(w * xp.astype(closest, xp.float64, copy=False))
         ids = xp.searchsorted(cdf, _vec(xp, [float(v) for v in vals], cdf))
         ids = xp.minimum(ids, xp.full_like(ids, n - 1))
         cand = xp.take(Xc, ids, axis=0)
         dist = xp.minimum(_sq_distances(xp, Xc, cand, x_sq), closest[:, None])
-        pots = sw @ dist  # one reduction for every candidate's potential
+        pots = w @ xp.astype(dist, xp.float64, copy=False)  # one reduction for every candidate
         best = int(xp.argmin(pots))
         pot = float(pots[best])
         closest = dist[:, best]
@@ -431,20 +457,30 @@ def _kmeans_plusplus(xp, Xc, x_sq, sw, k, rs):
     return xp.concat(centers, axis=0)
 
 
-def _vec(xp, values, like, dtype=None):
+def _vec(xp, values, like, dtype=None, dev=None):
     dtype = like.dtype if dtype is None else dtype
-    return xp.asarray(values, dtype=dtype)
+    dev = device(like) if dev is None and like is not None else dev
+    return xp.asarray(values, dtype=dtype, device=dev)
 
 
 def _choice_without_replacement(xp, sw, k, rs):
-    """RandomState.choice(n, k, replace=False, p=sw/sum(sw)), replayed with a distributed
-    cumulative sum: same draws, same indices."""
-    p = sw / xp.sum(sw)
+    """RandomState.choice(n, k, replace=False, p=sw/sum(sw)), what scikit-learn's
+    ``init="random"`` draws, replayed with a distributed cumulative sum in float64 (as
+    NumPy's ``choice`` sums): the same draws and indices, at any rank count. Each round
+    draws a uniform per index still missing; indices already found have probability 0, and
+    a round's repeats count once, in the order first drawn."""
+    p = xp.astype(sw, xp.float64, copy=True)
+    if int(xp.sum(xp.astype(p > 0, xp.int64))) < k:  # as NumPy: else no draw could end
+        raise ValueError(
+            f"KMeans: init='random' needs n_clusters={k} samples of positive weight; "
+            "fewer have one (Fewer non-zero entries in p than size)"
+        )
+    p = p / xp.sum(p)
     found: list[int] = []
     while len(found) < k:
         u = rs.rand(k - len(found))
         if found:
-            p[xp.asarray(found, dtype=xp.int64)] = 0.0
+            p[_vec(xp, found, None, xp.int64, device(p))] = 0.0
         cdf = xp.cumulative_sum(p)
         cdf = cdf / cdf[-1]
         new = xp.searchsorted(cdf, _vec(xp, [float(v) for v in u], cdf), side="right")

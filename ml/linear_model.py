@@ -12,6 +12,10 @@ p x p problem with no further messages, in Python floats: the rows of the Gram m
 the descent touches are read once, so a coordinate costs no namespace call. Otherwise
 each coordinate update costs one dot product ``X[:, j] @ R`` (one allreduce on samples
 split over ranks) and a local residual update.
+
+``selection="random"`` draws the coordinates from a RandomState agreed on every rank
+(``agreed_random_state``), so ``coef_`` is the same on every rank and, for an int
+``random_state``, at every rank count. ``verbose`` prints a line per sweep on rank 0.
 """
 
 from __future__ import annotations
@@ -24,13 +28,16 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
 
 from ._utils import (
+    agreed_random_state,
     check_features,
     check_finite,
     check_int,
     check_real,
+    check_verbose,
     device,
     finite_mean,
     floats,
+    progress,
     validate_weights,
     validate_X,
     validate_y,
@@ -40,7 +47,13 @@ __all__ = ["Lasso"]
 
 
 class Lasso(RegressorMixin, BaseEstimator):
-    """Linear model trained with an L1 prior, as ``sklearn.linear_model.Lasso``."""
+    """Linear model trained with an L1 prior, as ``sklearn.linear_model.Lasso``.
+
+    ``verbose`` (not in scikit-learn's Lasso) prints on rank 0 a line per coordinate sweep
+    (its largest update and largest coefficient), each duality gap computed against its
+    tolerance, and how the descent ended. ``selection="random"`` draws the same coordinates
+    on every rank (``random_state=None`` is agreed), so ``coef_`` is identical on every rank.
+    """
 
     def __init__(
         self,
@@ -55,6 +68,7 @@ class Lasso(RegressorMixin, BaseEstimator):
         positive=False,
         random_state=None,
         selection="cyclic",
+        verbose=0,
     ):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -66,6 +80,7 @@ class Lasso(RegressorMixin, BaseEstimator):
         self.positive = positive
         self.random_state = random_state
         self.selection = selection
+        self.verbose = verbose
 
     def _check_params(self):
         check_real(self.alpha, "Lasso: alpha", 0.0)
@@ -81,6 +96,8 @@ class Lasso(RegressorMixin, BaseEstimator):
         pre = self.precompute
         if not (isinstance(pre, bool) or (isinstance(pre, str) and pre == "auto")):
             raise ValueError(f"Lasso: precompute should be True, False or 'auto', got {pre!r}")
+        check_verbose(self.verbose, "Lasso")
+        check_random_state(self.random_state)  # an invalid state raises before any message
 
     def fit(self, X, y, sample_weight=None, check_input=True):
         """Fit the model by coordinate descent."""
@@ -115,9 +132,10 @@ class Lasso(RegressorMixin, BaseEstimator):
             X, y, x_mean, y_mean = _center(xp, X, y, sw, self.fit_intercept, "Lasso.fit")
             if gram:
                 Q, q, y_norm2 = X.T @ X, y @ X, float(xp.vecdot(y, y))
-        rng = check_random_state(self.random_state)
-        args = (w0, self.alpha * n, self.max_iter, self.tol, rng)
-        args += (self.selection == "random", self.positive)
+        random = self.selection == "random"
+        rng = agreed_random_state(xp, X, self.random_state) if random else None
+        say = progress(xp, X, self.verbose)
+        args = (w0, self.alpha * n, self.max_iter, self.tol, rng, random, self.positive, say)
         if gram:
             w, gap, n_iter = _cd_gram(xp, Q, q, y_norm2, *args)
         else:
@@ -231,16 +249,22 @@ def _dual_norm(xp, xta, l1, positive):
     return float(xp.max(xta)) if positive else float(xp.max(xp.abs(xta)))
 
 
-def _sweeps(diag, w, l1, max_iter, tol, tol_gap, rng, random, positive, score, gap_fn):
-    """scikit-learn's outer loop: sweeps, then the gap check when updates got small."""
+def _sweeps(diag, w, l1, max_iter, tol, tol_gap, rng, random, positive, say, score, gap_fn):
+    """scikit-learn's outer loop: sweeps, then the gap check when updates got small.
+
+    ``random``: each sweep visits ``p`` coordinates drawn with replacement from ``rng`` (the
+    same draws on every rank). ``say`` prints progress (None: silent; rank 0 only; every value
+    it prints is replicated: no message is added)."""
     p = len(w)
     gap = gap_fn()
     if 0 <= gap <= tol_gap:
+        if say:
+            say(f"Converged at iteration 0: duality gap {gap:.6e} within tolerance {tol_gap:.6e}.")
         return w, gap, 0
     tmp_of, update, order = score.__call__, score.update, range(p)
     for n_iter in range(max_iter):
         if random:
-            order = [rng.randint(p) for _ in range(p)]
+            order = rng.randint(p, size=p).tolist()
         w_max = d_w_max = 0.0
         for j in order:  # a Python-level loop: p steps per sweep, each kept short
             d = diag[j]
@@ -255,9 +279,18 @@ def _sweeps(diag, w, l1, max_iter, tol, tol_gap, rng, random, positive, score, g
                     d_w_max = abs(new - w_j)
             if abs(new) > w_max:
                 w_max = abs(new)
+        if say:
+            say(
+                f"Iteration {n_iter}, max coefficient update {d_w_max:.6e}, "
+                f"max coefficient {w_max:.6e}."
+            )
         if w_max == 0.0 or d_w_max / w_max <= tol or n_iter == max_iter - 1:
             gap = gap_fn()
+            if say:
+                say(f"Iteration {n_iter}, duality gap {gap:.6e}, tolerance {tol_gap:.6e}.")
             if gap <= tol_gap:
+                if say:
+                    say(f"Converged at iteration {n_iter}: duality gap within tolerance.")
                 return w, gap, n_iter + 1
     warnings.warn(
         "Objective did not converge. You might want to increase the number of iterations. "
@@ -317,7 +350,7 @@ def _vec(xp, values, like):
     return xp.asarray(values, dtype=like.dtype, device=device(like))
 
 
-def _cd_gram(xp, Q, q, y_norm2, w, l1, max_iter, tol, rng, random, positive):
+def _cd_gram(xp, Q, q, y_norm2, w, l1, max_iter, tol, rng, random, positive, say):
     """Coordinate descent on the Gram problem (``Q = X.T @ X``, ``q = X.T @ y``,
     ``y_norm2 = y @ y``, replicated): the descent and its duality gaps send nothing."""
     score = _GramScore(xp, Q, q, w)
@@ -330,9 +363,8 @@ def _cd_gram(xp, Q, q, y_norm2, w, l1, max_iter, tol, rng, random, positive):
         dual = _dual_norm_list(xta, l1, positive)
         return _gap(l1, dual, y_norm2 + wQw - 2.0 * q_w, y_norm2 - q_w, w, positive)
 
-    return _sweeps(
-        score.diag, w, l1, max_iter, tol, tol * y_norm2, rng, random, positive, score, gap_fn
-    )
+    args = (w, l1, max_iter, tol, tol * y_norm2, rng, random, positive, say)
+    return _sweeps(score.diag, *args, score, gap_fn)
 
 
 def _dual_norm_list(xta, l1, positive):
@@ -342,7 +374,7 @@ def _dual_norm_list(xta, l1, positive):
     return max(xta) if positive else max(abs(v) for v in xta)
 
 
-def _cd_residual(xp, X, y, w, l1, max_iter, tol, rng, random, positive):
+def _cd_residual(xp, X, y, w, l1, max_iter, tol, rng, random, positive, say):
     """Coordinate descent with residual updates (scikit-learn's default path)."""
     diag_arr = xp.sum(X * X, axis=0)
     diag = [float(diag_arr[j]) for j in range(X.shape[1])]
@@ -354,4 +386,5 @@ def _cd_residual(xp, X, y, w, l1, max_iter, tol, rng, random, positive):
         dual = _dual_norm(xp, X.T @ R, l1, positive)
         return _gap(l1, dual, float(xp.sum(R * R)), float(xp.sum(R * y)), w, positive)
 
-    return _sweeps(diag, w, l1, max_iter, tol, tol * y_norm2, rng, random, positive, score, gap_fn)
+    args = (w, l1, max_iter, tol, tol * y_norm2, rng, random, positive, say)
+    return _sweeps(diag, *args, score, gap_fn)

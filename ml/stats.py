@@ -14,7 +14,16 @@ import math
 
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
-from ._utils import as_float, check_features, check_int, namespace, validate_X
+from ._utils import (
+    as_float,
+    check_features,
+    check_int,
+    check_verbose,
+    device,
+    namespace,
+    progress,
+    validate_X,
+)
 
 __all__ = ["Moments", "mean", "var", "std", "skew", "kurtosis", "moment"]
 
@@ -96,17 +105,11 @@ def moment(x, order: int = 1, axis=0, *, keepdims: bool = False):
     order = check_int(order, "moment: order", 0)
     shape = _reduced_shape(x, axis, keepdims)
     if order == 0:
-        return xp.ones(shape, dtype=x.dtype, device=_dev(x))
+        return xp.ones(shape, dtype=x.dtype, device=device(x))
     if order == 1:
-        return xp.zeros(shape, dtype=x.dtype, device=_dev(x))
+        return xp.zeros(shape, dtype=x.dtype, device=device(x))
     _, central = _central(xp, x, axis, order, keepdims)
     return central[-1]
-
-
-def _dev(x):
-    from ._utils import device
-
-    return device(x)
 
 
 def _reduced_shape(x, axis, keepdims):
@@ -164,15 +167,20 @@ class Moments(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     Attributes: ``mean_``, ``var_`` (biased), ``scale_``, ``skewness_`` (order >= 3, biased,
     as ``scipy.stats.skew``), ``kurtosis_`` (order 4, Fisher, biased), ``n_samples_seen_``,
     ``n_features_in_``; arrays of the input's namespace and device.
+
+    ``verbose`` prints a line per batch (``fit`` is one batch) on rank 0: its number of
+    samples and the number seen so far.
     """
 
-    def __init__(self, order: int = 4):
+    def __init__(self, order: int = 4, *, verbose=0):
         self.order = order
+        self.verbose = verbose
 
     def _validate_params(self):
         order = check_int(self.order, "Moments: order")
         if order not in (2, 3, 4):
             raise ValueError(f"Moments: order must be 2, 3 or 4, got {order!r}")
+        check_verbose(self.verbose, "Moments")
         return order
 
     def fit(self, X, y=None):
@@ -202,6 +210,9 @@ class Moments(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.n_samples_seen_, self._dmean, self._sums = n, m, sums
         self.mean_ = self._shift + m
         self._finish(xp, order)
+        say = progress(xp, X, self.verbose)
+        if say:
+            say(f"Moments: batch of {nb} samples merged, {n} samples seen.")
         return self
 
     def _finish(self, xp, order):

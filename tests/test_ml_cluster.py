@@ -237,11 +237,18 @@ def test_unclustered_inertia_comes_from_the_scores(monkeypatch):
 
 
 def test_verbose_prints_once(capsys):
+    """scikit-learn's lines, on rank 0 only; NumPy input (no ranks) prints everywhere."""
     X = _data(n=30)
     KMeans(4, init=X[:4], n_init=1, max_iter=3, verbose=1).fit(distribute(X, 0))
     out = capsys.readouterr().out
-    assert ("Iteration 0, inertia" in out) == (RANK == 0)
+    assert ("Initialization complete\nIteration 0, inertia" in out) == (RANK == 0)
     assert out == "" or RANK == 0
+    KMeans(4, init=X[:4], n_init=1, verbose=True).fit(distribute(X, 0, uneven_counts(30, SIZE)))
+    out = capsys.readouterr().out
+    assert ("Converged at iteration" in out) == (RANK == 0)
+    assert out == "" or RANK == 0
+    KMeans(4, init=X[:4], n_init=1, max_iter=2, verbose=1).fit(X)
+    assert "Iteration 1, inertia" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("algorithm", ["lloyd", "elkan"])
@@ -265,3 +272,125 @@ def test_finite_check_survives_an_overflowing_sum():
 
     huge = distribute(np.full((7, 2), 1e308), 0)  # finite; its sum overflows to inf
     assert check_finite(xdist, huge, "f") is huge
+
+
+# -- the same result at every rank count, on every rank ---------------------------------------
+
+
+def _every_rank(value) -> np.ndarray:
+    """Every rank's copy of a replicated result (an xdist array or a Python number), one row
+    per rank: each rank's block stacked by ``from_local`` and gathered."""
+    if isinstance(value, xdist.Array):
+        return xdist.from_local(value.local[None]).to_numpy()
+    return xdist.from_local(np.asarray([value], np.float64)).to_numpy()
+
+
+def _assert_same_on_every_rank(*values):
+    for value in values:
+        rows = _every_rank(value)
+        for r in range(1, rows.shape[0]):
+            np.testing.assert_array_equal(rows[r], rows[0], err_msg=f"rank {r} differs")
+
+
+def _samples_layouts(X, w):
+    """(name, X, w) for X (and w) split along samples in balanced blocks, in uneven ones (an
+    empty block at 3 ranks), replicated (``split=None``: every rank computes what one rank
+    computes, so agreeing with it is agreeing with 1 rank) and as NumPy input."""
+    n = X.shape[0]
+    for name, split, counts in [
+        ("balanced", 0, None),
+        ("uneven", 0, uneven_counts(n, SIZE)),
+        ("replicated", None, None),
+    ]:
+        ww = None if w is None else distribute(w, split, counts)
+        yield name, distribute(X, split, counts), ww
+    yield "numpy", X, w
+
+
+def _captured_seeds(monkeypatch, est, x, w):
+    """The initial centers of each run of ``est.fit(x, sample_weight=w)`` as row indices of
+    X (they must be rows of the centered X, which _lloyd receives, bitwise)."""
+    from xdist.ml import cluster
+
+    seeds, lloyd = [], cluster._lloyd
+
+    def capture(xp, Xa, x_sq, sw, centers, *args):
+        Xc, C = _np(Xa)[:, :-1], _np(centers)
+        rows = [np.flatnonzero((Xc == c).all(axis=1)) for c in C]
+        assert all(r.size for r in rows), "an initial center is no row of X"
+        seeds.append([int(r[0]) for r in rows])
+        return lloyd(xp, Xa, x_sq, sw, centers, *args)
+
+    monkeypatch.setattr(cluster, "_lloyd", capture)
+    est.fit(x, sample_weight=w)
+    monkeypatch.undo()
+    return seeds
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("init", ["k-means++", "random"])
+def test_seeding_picks_the_same_rows_at_every_rank_count(monkeypatch, init, weighted):
+    """float32 data: the seeding's cumulative sums used to run in float32, whose rounding
+    depends on how the samples are split, and picked other rows at 2 and 3 ranks. In float64
+    the picks are the same in every layout (and those of NumPy input); ``init="random"``
+    picks distinct rows of X, as scikit-learn's ``choice(replace=False, p=w / sum(w))``."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20000, 3)).astype(np.float32)  # float32 picks differed at 2, 3
+    w = rng.uniform(0.5, 2.0, 20000).astype(np.float32) if weighted else None
+    picks = {}
+    for name, x, ww in _samples_layouts(X, w):
+        est = KMeans(8, init=init, n_init=4, max_iter=1, random_state=3)
+        picks[name] = _captured_seeds(monkeypatch, est, x, ww)
+    assert all(len(set(s)) == 8 for s in picks["numpy"])
+    assert {k: v for k, v in picks.items() if v != picks["numpy"]} == {}
+
+
+def _tolerances(dtype):
+    # float64 fits differ between groupings of the sums by float64 round-off; float32 Lloyd
+    # sums by float32 round-off (the seeding, in float64, picks the same rows).
+    return (1e-5, 1e-4) if dtype == "float32" else (1e-12, 1e-10)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("init", ["k-means++", "random"])
+def test_same_fit_at_every_rank_count(init, dtype, weighted):
+    """Centers, labels, inertia and iterations of X split in balanced and uneven blocks equal
+    those of X replicated (what one rank computes) and of NumPy input, and every rank holds
+    the same centers, inertia and iteration count."""
+    rng = np.random.default_rng(1)
+    X = _data(n=90, d=3, k=4, seed=2).astype(dtype)
+    w = rng.uniform(0.5, 2.0, 90).astype(dtype) if weighted else None
+    rtol, atol = _tolerances(dtype)
+    ref = None
+    for name, x, ww in _samples_layouts(X, w):
+        est = KMeans(4, init=init, n_init=3, random_state=5).fit(x, sample_weight=ww)
+        if isinstance(x, xdist.Array):
+            _assert_same_on_every_rank(est.cluster_centers_, est.inertia_, est.n_iter_)
+        got = (_np(est.cluster_centers_), _np(est.labels_), est.inertia_, est.n_iter_)
+        if ref is None:
+            ref = got
+            continue
+        np.testing.assert_allclose(got[0], ref[0], rtol=rtol, atol=atol, err_msg=name)
+        np.testing.assert_array_equal(got[1], ref[1], err_msg=name)
+        assert got[2] == pytest.approx(ref[2], rel=rtol), name
+        assert got[3] == ref[3], name
+
+
+@pytest.mark.parametrize("state", ["none", "per-rank instance"])
+def test_unseeded_fits_agree_on_every_rank(state):
+    """random_state=None (and a RandomState that differs between ranks) still gives every
+    rank the same centers: the state is agreed (fresh entropy from rank 0)."""
+    X = np.random.default_rng(2).standard_normal((200, 2))
+    rs = None if state == "none" else np.random.RandomState(1000 + RANK)
+    for init in ("k-means++", "random"):
+        est = KMeans(5, init=init, n_init=2, random_state=rs).fit(distribute(X, 0))
+        _assert_same_on_every_rank(est.cluster_centers_, est.inertia_, est.n_iter_)
+
+
+def test_random_init_without_enough_weighted_samples_raises():
+    X = _data(n=12)
+    w = np.zeros(12)
+    w[[2, 7]] = 1.0
+    with pytest.raises(ValueError, match="positive weight"):
+        KMeans(3, init="random", n_init=1).fit(distribute(X, 0), sample_weight=distribute(w, 0))

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import SIZE, distribute, uneven_counts
+from helpers import RANK, SIZE, distribute, uneven_counts
 from sklearn.datasets import make_regression
 from sklearn.linear_model import Lasso as SKLasso
 
@@ -175,3 +175,77 @@ def test_non_finite_input_raises(fit_intercept, weighted):
     sw = distribute(np.ones(20), 0) if weighted else None
     with pytest.raises(ValueError, match="NaN or infinity"):
         Lasso(fit_intercept=fit_intercept).fit(distribute(X, 0), distribute(y, 0), sw)
+
+
+# -- the same coef_ at every rank count, on every rank ----------------------------------------
+
+
+def _every_rank(value) -> np.ndarray:
+    """Every rank's copy of a replicated result (an xdist array or a Python number), one row
+    per rank: each rank's block stacked by ``from_local`` and gathered."""
+    if isinstance(value, xdist.Array):
+        return xdist.from_local(value.local[None]).to_numpy()
+    return xdist.from_local(np.asarray([value], np.float64)).to_numpy()
+
+
+def _assert_same_on_every_rank(*values):
+    for value in values:
+        rows = _every_rank(value)
+        for r in range(1, rows.shape[0]):
+            np.testing.assert_array_equal(rows[r], rows[0], err_msg=f"rank {r} differs")
+
+
+@pytest.mark.parametrize("precompute", [False, True])
+@pytest.mark.parametrize("selection", ["cyclic", "random"])
+def test_same_coef_at_every_rank_count(selection, precompute):
+    """coef_, intercept_ and n_iter_ of X split in balanced and uneven blocks (an empty one
+    at 3 ranks) equal those of X replicated (what one rank computes) and of NumPy input to
+    float64 round-off, and every rank holds the same results."""
+    X, y = _data(n=45, p=8, seed=1)
+    kw = dict(alpha=0.3, tol=1e-10, selection=selection, random_state=4, precompute=precompute)
+    counts = uneven_counts(45, SIZE)
+    inputs = [
+        (distribute(X, 0), distribute(y, 0)),
+        (distribute(X, 0, counts), distribute(y, 0, counts)),
+    ]
+    inputs += [(distribute(X), distribute(y)), (X, y)]
+    ref = Lasso(**kw).fit(X, y)
+    scale = np.abs(ref.coef_).max()
+    for x, yy in inputs:
+        est = Lasso(**kw).fit(x, yy)
+        if isinstance(x, xdist.Array):
+            _assert_same_on_every_rank(est.coef_, est.intercept_, est.n_iter_, est.dual_gap_)
+        np.testing.assert_allclose(_np(est.coef_), ref.coef_, rtol=1e-10, atol=1e-12 * scale)
+        assert float(est.intercept_) == pytest.approx(float(ref.intercept_), rel=1e-10)
+        assert est.n_iter_ == ref.n_iter_
+
+
+@pytest.mark.parametrize("precompute", [False, True])
+@pytest.mark.parametrize("state", ["none", "per-rank instance"])
+def test_unseeded_random_selection_agrees_on_every_rank(state, precompute):
+    """random_state=None used to draw another coordinate order on every rank (coef_ differed
+    between ranks); the state is now agreed, also for a RandomState that differs by rank."""
+    X, y = _data(n=40, p=12, seed=2)
+    rs = None if state == "none" else np.random.RandomState(1000 + RANK)
+    est = Lasso(alpha=0.5, tol=1e-3, max_iter=3, selection="random", random_state=rs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # three sweeps do not converge
+        est.set_params(precompute=precompute).fit(distribute(X, 0), distribute(y, 0))
+    _assert_same_on_every_rank(est.coef_, est.intercept_, est.dual_gap_)
+
+
+@pytest.mark.parametrize("precompute", [False, True])
+def test_verbose_prints_on_rank_0(capsys, precompute):
+    """Lasso(verbose=1) (scikit-learn's Lasso has no verbose) prints a line per sweep and
+    each duality gap on rank 0 only; NumPy input (no ranks) prints everywhere."""
+    X, y = _data(n=30, p=5)
+    est = Lasso(alpha=0.5, tol=1e-6, precompute=precompute, verbose=1)
+    est.fit(distribute(X, 0, uneven_counts(30, SIZE)), distribute(y, 0, uneven_counts(30, SIZE)))
+    out = capsys.readouterr().out
+    lines = ["Iteration 0, max coefficient update", "duality gap", "Converged at iteration"]
+    assert all(line in out for line in lines) == (RANK == 0), out
+    assert out == "" or RANK == 0
+    Lasso(alpha=0.5, verbose=True).fit(X, y)
+    assert "Iteration 0, max coefficient update" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="verbose"):
+        Lasso(verbose=-1).fit(X, y)

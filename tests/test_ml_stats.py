@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats as st
-from helpers import SIZE, distribute, layout_id, layouts, uneven_counts
+from helpers import RANK, SIZE, distribute, layout_id, layouts, uneven_counts
 
 from xdist.ml import stats
 
@@ -125,3 +125,17 @@ def test_moments_transform_roundtrip_and_constant_feature():
     np.testing.assert_allclose(_np(z), (data - data.mean(0)) / scale, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(_np(m.inverse_transform(z)), data, rtol=1e-12)
     assert not hasattr(m, "skewness_")
+
+
+def test_moments_verbose_prints_on_rank_0(capsys):
+    data = np.random.default_rng(4).standard_normal((11, 2))
+    m = stats.Moments(verbose=1).fit(distribute(data[:5], 0, uneven_counts(5, SIZE)))
+    m.partial_fit(distribute(data[5:], 0))
+    out = capsys.readouterr().out
+    expected = "batch of 5 samples merged, 5 samples seen.\nMoments: batch of 6 samples merged"
+    assert (expected in out) == (RANK == 0), out
+    assert out == "" or RANK == 0
+    stats.Moments(verbose=True).fit(data)
+    assert "batch of 11 samples merged, 11 samples seen" in capsys.readouterr().out
+    stats.Moments().fit(distribute(data, 0))
+    assert capsys.readouterr().out == ""
