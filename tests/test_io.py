@@ -19,7 +19,17 @@ import numpy as np
 import pandas as pd
 import pytest
 import zarr
-from helpers import BACKEND, COMM, RANK, SIZE, assert_equal, distribute, layout_id, layouts
+from helpers import (
+    BACKEND,
+    COMM,
+    RANK,
+    SIZE,
+    assert_equal,
+    distribute,
+    layout_id,
+    layouts,
+    uneven_counts,
+)
 
 import xdist
 import xdist.io as xio
@@ -174,6 +184,20 @@ def test_special_values_round_trip(fmt, where):
     got = FORMATS[fmt][2](where(ext), 0, g.dtype).to_numpy()
     np.testing.assert_array_equal(got, g)
     assert np.signbit(got[1, 0])
+
+
+@pytest.mark.parametrize("run_bytes", [0, 1 << 62], ids=["runs", "to-split-0"])
+@pytest.mark.parametrize("shape, split", [((3, 10), 1), ((2, 5, 3), 1), ((2, 3, 7), 2)], ids=str)
+def test_npy_split_along_a_later_axis_both_schemes(shape, split, run_bytes, where, monkeypatch):
+    """A block of a split along axis k > 0 is written as its runs or after a move to split 0
+    (the choice depends on the runs' length: both are forced here)."""
+    from xdist.io import _npy
+
+    monkeypatch.setattr(_npy, "RUN_BYTES", run_bytes)
+    g = _data(shape)
+    for case in [(split, None), (split, uneven_counts(shape[split], SIZE))]:
+        xio.save_npy(distribute(g, *case), where(".npy"), chunk_bytes=16)
+        np.testing.assert_array_equal(np.load(where(".npy")), g)
 
 
 # -- files of 3 ranks, read at 1 and 2 ranks and by the libraries themselves ------------------

@@ -144,7 +144,7 @@ class AtomicSave:
         self._error: BaseException | None = None
         self._commit = commit or (lambda tmp, final: _replace(tmp, final, directory))
         self._discard = discard or _remove
-        name = temporary or (lambda final, token: _temporary_name(final, token))
+        name = temporary or _temporary_name
 
         def prepare() -> dict:
             if temporary is None:
@@ -162,18 +162,12 @@ class AtomicSave:
     @contextlib.contextmanager
     def part(self) -> Iterator[None]:
         """This rank's share of the work: an error is kept for ``check``, not raised, so the
-        collectives that follow still meet their partners (the first error counts; a later
-        part may test ``failed`` to skip its work)."""
+        collectives that follow still meet their partners (the first error counts)."""
         try:
             yield
         except Exception as exc:
             if self._error is None:
                 self._error = exc
-
-    @property
-    def failed(self) -> bool:
-        """Whether a part of this rank failed (later parts may skip their work)."""
-        return self._error is not None
 
     def check(self, values: tuple[int, ...] = ()) -> Any:
         """Agree that every rank's parts succeeded (one allgather, also of ``values``);
