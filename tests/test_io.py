@@ -29,7 +29,7 @@ from helpers import (
 
 import xdist
 import xdist.io as xio
-from xdist.io._agreement import agree, bcast_text
+from xdist._movement.agreement import agree_on_errors, bcast_text
 
 # The io extra (and pandas, to read the CSV files back): without them this file is skipped.
 h5py = pytest.importorskip("h5py")
@@ -47,7 +47,7 @@ def shared_dir():
     made = tempfile.mkdtemp(prefix="xdist-io-") if RANK == 0 else None
     path = Path(bcast_text(made, 0, COMM))
     yield path
-    agree(None, COMM)  # every rank is done with it
+    agree_on_errors(None, COMM)  # every rank is done with it
     if RANK == 0:
         shutil.rmtree(path, ignore_errors=True)
 
@@ -333,7 +333,7 @@ def test_a_csv_load_holds_its_block_plus_a_few_pieces(split, where):
 
 # -- replicated arrays are written once ---------------------------------------------------------
 def _total(n: int) -> int:
-    return int(agree(None, COMM, [n])[:, 0].sum())
+    return int(agree_on_errors(None, COMM, [n])[:, 0].sum())
 
 
 @pytest.mark.parametrize("fmt", ["npy", "csv"])
@@ -358,7 +358,7 @@ def test_a_replicated_array_is_written_once(fmt, where, monkeypatch):
 
 @pytest.mark.parametrize("fmt", ["hdf5", "netcdf"])
 def test_a_replicated_array_is_written_by_rank_0_alone(fmt, where, monkeypatch):
-    import xdist.io._slabs as slabs
+    import xdist._ops.slabs as slabs
 
     calls = []
 
@@ -408,7 +408,7 @@ def test_csv_header_delimiter_and_pandas(where):
 def test_csv_skips_blank_lines_and_reads_lines_without_a_final_newline(where):
     if RANK == 0:
         where(".csv").write_text("x,y\n1,2\n\n  \n3,4\r\n5,6\n\n7,8")
-    agree(None, COMM)
+    agree_on_errors(None, COMM)
     expected = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], np.int64)
     for split in (0, 1, None):
         assert_equal(xio.load_csv(where(".csv"), split, header=1, dtype="int64"), expected)
@@ -458,7 +458,7 @@ def test_load_converts_to_dtype(where):
     assert_equal(xio.load_npy(where(".npy"), dtype="float32"), g.astype(np.float32))
     if RANK == 0:
         np.save(where(".npy"), g.astype(">f8"))  # big-endian data
-    agree(None, COMM)
+    agree_on_errors(None, COMM)
     assert_equal(xio.load_npy(where(".npy"), split=1), g)
 
 
@@ -486,7 +486,7 @@ def test_from_sliceable(where):
             f["d"] = g
         zarr.create_array(store=str(where(".zarr")), data=g, chunks=(3, 2))
         np.save(where(".npy"), g)
-    agree(None, COMM)
+    agree_on_errors(None, COMM)
     with h5py.File(where(".h5"), "r") as f:
         assert xio.is_lazy_array(f["d"])
         for split in (0, 1, None):
@@ -498,6 +498,23 @@ def test_from_sliceable(where):
     m = np.load(where(".npy"), mmap_mode="r")
     assert not xio.is_lazy_array(m)
     assert_equal(xio.from_sliceable(m, 0), g)
+
+
+@pytest.mark.skipif(BACKEND.name != "numpy", reason="tracemalloc sees NumPy's allocations")
+@pytest.mark.parametrize("split", [0, 1])
+def test_asarray_of_a_file_array_reads_only_the_slab(split, where):
+    g = _data((3000, 400))
+    if RANK == 0:
+        with h5py.File(where(".h5"), "w") as f:
+            f["d"] = g
+    agree_on_errors(None, COMM)
+    with h5py.File(where(".h5"), "r") as f:
+        assert_equal(xdist.asarray(f["d"], split=split), g)
+        peak, block = _peak(lambda: xdist.asarray(f["d"], split=split))
+        with pytest.raises(ValueError, match="copy=False"):
+            xdist.asarray(f["d"], copy=False)
+    assert peak < block + (64 << 20) + OVERHEAD, (peak, block)  # the default piece: 64 MiB
+    assert peak < g.nbytes or SIZE == 1  # never the whole file
 
 
 # -- errors: the same on every rank, before anything is written ---------------------------------
@@ -525,7 +542,7 @@ def test_a_dtype_outside_the_standard_raises_on_every_rank(where):
         np.save(where(".npy"), np.zeros(3, np.float16))
         with h5py.File(where(".h5"), "w") as f:
             f["s"] = np.array([b"ab", b"cd"])
-    agree(None, COMM)
+    agree_on_errors(None, COMM)
     with pytest.raises(TypeError, match="load_npy: .* holds float16, not a dtype of the"):
         xio.load_npy(where(".npy"))
     assert_equal(xio.load_npy(where(".npy"), dtype="float32"), np.zeros(3, np.float32))
@@ -560,7 +577,7 @@ def test_a_path_that_cannot_be_written_raises_on_every_rank(where, shared_dir):
     if RANK == 0:
         where(".zarr").mkdir()
         (where(".zarr") / "precious.txt").write_text("keep")
-    agree(None, COMM)
+    agree_on_errors(None, COMM)
     with pytest.raises(FileExistsError, match="save_zarr: .* exists and is not a Zarr store"):
         xio.save_zarr(x, where(".zarr"))
     assert (where(".zarr") / "precious.txt").exists()
@@ -571,7 +588,7 @@ def test_a_path_that_cannot_be_written_raises_on_every_rank(where, shared_dir):
 def test_a_ragged_csv_raises_on_every_rank(where):
     if RANK == 0:
         where(".csv").write_text("1,2\n3,4\n" * 20 + "5\n" + "6,7\n" * 20)
-    agree(None, COMM)
+    agree_on_errors(None, COMM)
     for split in (0, None):
         with pytest.raises(ValueError):
             xio.load_csv(where(".csv"), split)

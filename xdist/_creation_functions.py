@@ -30,6 +30,7 @@ from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
 from ._layout import Layout
 from ._movement.gathers import implicit_gather
 from ._movement.redistribute import redistribute_block
+from ._ops.slabs import from_sliceable, is_lazy_array
 from ._runtime import default_backend, default_comm
 from ._transport.comm import Communicator
 from ._validation import check_array, check_int, check_same_context, normalize_axis
@@ -521,15 +522,23 @@ def asarray(
     buffer, a Python scalar or a nested sequence of them.
 
     Data that is not an xdist array is the whole global array, the same on every rank; each
-    rank keeps only its slice (no message). Python scalars give bool, int64, float64 or
-    complex128. An xdist array is returned as it is unless ``dtype``, ``copy=True`` or a
-    different ``split`` asks for a new one (a new split moves data: one all-to-all, or one
-    allgather for ``split=None``). ``copy=False`` raises ``ValueError`` when a copy is needed.
+    rank keeps only its slice (no message). An array of a file library (an h5py dataset, a
+    Zarr array, a NetCDF variable) is read by slab: each rank reads only its block
+    (``xdist.io.from_sliceable``; one allgather). A ``np.memmap`` is sliced as it is.
+    Python scalars give bool, int64, float64 or complex128. An xdist array is returned as it
+    is unless ``dtype``, ``copy=True`` or a different ``split`` asks for a new one (a new
+    split moves data: one all-to-all, or one allgather for ``split=None``). ``copy=False``
+    raises ``ValueError`` when a copy is needed.
     """
     if copy is not None and not isinstance(copy, builtins.bool):
         raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
     if isinstance(obj, _array.Array):
         return _from_array(obj, dtype, device, copy, split, comm, "asarray")
+    if is_lazy_array(obj):  # an h5py dataset, a Zarr array, a NetCDF variable: by slab
+        if copy is False:
+            raise ValueError("asarray: copy=False, but reading an array from a file copies it")
+        axis = resolve_split(split, len(obj.shape), "asarray")
+        return from_sliceable(obj, axis, dtype=dtype, device=device, comm=comm)
     t = Target(comm, device, "asarray")
     dt = None if dtype is None else as_dtype(dtype, "asarray")
     data = obj if t.backend.is_block(obj) else _host_data(obj, copy, "asarray", dt)

@@ -16,11 +16,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .._ops.slabs import from_sliceable, is_lazy_array
 from ._csv import load_csv, save_csv
 from ._hdf5 import load_hdf5, save_hdf5
 from ._netcdf import load_netcdf, save_netcdf
 from ._npy import load_npy, save_npy
-from ._slabs import from_sliceable, is_lazy_array
 from ._zarr import load_zarr, save_zarr
 
 __all__ = [

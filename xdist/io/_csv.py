@@ -31,12 +31,12 @@ import numpy as np
 from .. import _array
 from .._dtypes import as_dtype
 from .._layout import Layout
+from .._movement.agreement import agree_on_errors, from_root
 from .._movement.collectives import exscan_host
 from .._movement.redistribute import redistribute_block
+from .._ops.slabs import check_budget, check_split, context, my_part
 from .._validation import check_array
-from ._agreement import agree, from_root
 from ._files import AtomicSave, Progress, write_at
-from ._slabs import check_budget, check_split, context, my_part
 
 __all__ = ["load_csv", "save_csv"]
 
@@ -180,7 +180,7 @@ def load_csv(
             n = sum(_count(_data_lines(c)) for c in _line_chunks(f, *lines, budget))
     except Exception as exc:
         error = exc
-    counts = tuple(int(c) for c in agree(error, comm, [n])[:, 0])
+    counts = tuple(int(c) for c in agree_on_errors(error, comm, [n])[:, 0])
     shape = (sum(counts) if axis == 0 else n, meta["ncols"])
     if axis == 0:
         layout = Layout(shape, 0, counts)
@@ -194,7 +194,7 @@ def load_csv(
             host = _parse(text, lines, n, cols, dt, bar)
         except Exception as exc:
             error = exc
-    agree(error, comm)
+    agree_on_errors(error, comm)
     return _array.Array._new(backend.from_host(host, dev), layout, comm, backend)
 
 

@@ -25,7 +25,7 @@ import shutil
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ._agreement import agree, from_root
+from .._movement.agreement import agree_on_errors, from_root
 
 __all__ = ["AtomicSave", "Progress", "is_zarr_store", "require", "write_at"]
 
@@ -172,9 +172,9 @@ class AtomicSave:
     def check(self, values: tuple[int, ...] = ()) -> Any:
         """Agree that every rank's parts succeeded (one allgather, also of ``values``);
         else remove the temporary and raise the first failing rank's error everywhere.
-        Returns every rank's ``values`` (see ``agree``)."""
+        Returns every rank's ``values`` (see ``agree_on_errors``)."""
         try:
-            return agree(self._error, self.comm, values)
+            return agree_on_errors(self._error, self.comm, values)
         except BaseException:
             # Rank 0 removes the temporary while the others wait for its word (two
             # broadcasts): when the error is raised, nothing is left on disk.

@@ -23,10 +23,8 @@ import numpy as np
 
 from .. import _array
 from .._layout import Layout, volume
-from .._validation import check_array
-from ._agreement import from_root
-from ._files import AtomicSave, Progress, require
-from ._slabs import (
+from .._movement.agreement import from_root
+from .._ops.slabs import (
     SliceSource,
     cell_shape,
     check_budget,
@@ -37,6 +35,8 @@ from ._slabs import (
     read_array,
     write_part,
 )
+from .._validation import check_array
+from ._files import AtomicSave, Progress, require
 
 __all__ = ["load_hdf5", "save_hdf5"]
 

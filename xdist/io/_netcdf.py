@@ -22,10 +22,8 @@ import numpy as np
 
 from .. import _array
 from .._layout import Layout, volume
-from .._validation import check_array
-from ._agreement import from_root
-from ._files import EXTRA, AtomicSave, Progress
-from ._slabs import (
+from .._movement.agreement import from_root
+from .._ops.slabs import (
     SliceSource,
     cell_shape,
     check_budget,
@@ -36,6 +34,8 @@ from ._slabs import (
     read_array,
     write_part,
 )
+from .._validation import check_array
+from ._files import EXTRA, AtomicSave, Progress
 
 __all__ = ["load_netcdf", "save_netcdf"]
 

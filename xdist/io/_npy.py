@@ -20,11 +20,9 @@ import numpy as np
 
 from .. import _array
 from .._layout import Layout, volume
+from .._movement.agreement import from_root
 from .._movement.redistribute import redistribute_block
-from .._validation import check_array
-from ._agreement import from_root
-from ._files import AtomicSave, Progress, write_at
-from ._slabs import (
+from .._ops.slabs import (
     block_pieces,
     cell_shape,
     check_budget,
@@ -36,6 +34,8 @@ from ._slabs import (
     run_starts,
     runs,
 )
+from .._validation import check_array
+from ._files import AtomicSave, Progress, write_at
 
 __all__ = ["load_npy", "save_npy", "write_runs"]
 

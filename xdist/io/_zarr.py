@@ -25,11 +25,9 @@ import numpy as np
 
 from .. import _array
 from .._layout import Layout, resolve, volume
+from .._movement.agreement import from_root
 from .._movement.collectives import halo
-from .._validation import check_array
-from ._agreement import from_root
-from ._files import AtomicSave, Progress, require
-from ._slabs import (
+from .._ops.slabs import (
     SliceSource,
     block_pieces,
     cell_shape,
@@ -41,6 +39,8 @@ from ._slabs import (
     my_part,
     read_array,
 )
+from .._validation import check_array
+from ._files import AtomicSave, Progress, require
 
 __all__ = ["load_zarr", "save_zarr"]
 

@@ -3,12 +3,12 @@
 Under SPMD an exception raised on one rank alone leaves the others waiting in the next
 collective. So every step of a load or a save that may fail on some ranks only (opening a
 file, reading or writing a part) catches its error, and the ranks agree before anyone
-raises: ``agree`` (one allgather of a flag, plus the rank's small integers) raises the error
-of the first failing rank on every rank; ``from_root`` runs a step on rank 0 alone (reading
-a file's metadata, creating a file) and gives every rank its result or its error.
+raises: ``agree_on_errors`` (one allgather of a flag, plus the rank's small integers) raises
+the error of the first failing rank on every rank; ``from_root`` runs a step on rank 0 alone
+(reading a file's metadata, creating a file) and gives every rank its result or its error.
 
 Errors travel as their type's name and message (JSON text, two broadcasts, only on failure
-for ``agree``) and are rebuilt on each rank from a fixed list of exception types.
+for ``agree_on_errors``) and are rebuilt on each rank from a fixed list of exception types.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .._movement.collectives import allgather_ints, bcast_host
+from .collectives import allgather_ints, bcast_host
 
-__all__ = ["agree", "bcast_text", "from_root"]
+__all__ = ["agree_on_errors", "bcast_text", "from_root"]
 
 _TYPES: dict[str, type[Exception]] = {
     cls.__name__: cls
@@ -72,7 +72,9 @@ def bcast_text(text: str | None, root: int, comm: Any) -> str:
     return bcast_host(buf, root, comm).tobytes().decode()
 
 
-def agree(error: BaseException | None, comm: Any, values: Sequence[int] = ()) -> np.ndarray:
+def agree_on_errors(
+    error: BaseException | None, comm: Any, values: Sequence[int] = ()
+) -> np.ndarray:
     """Every rank's ``values`` (small integers, as many on every rank) as a ``(p, k)`` table,
     once the ranks agree that none failed: when some rank passes an ``error``, the error of
     the first such rank is raised on every rank.

@@ -26,8 +26,8 @@ import numpy as np
 from .. import _array
 from .._dtypes import ALL_DTYPES, as_dtype
 from .._layout import Box, Layout, balanced_counts, resolve, shifted, volume
+from .._movement.agreement import agree_on_errors
 from .._runtime import default_backend, default_comm
-from ._agreement import agree
 
 __all__ = [
     "CHUNK_BYTES",
@@ -270,7 +270,7 @@ def read_array(
             block = read_block(source, layout, comm.rank, dtype, backend, device, cell, progress)
     except Exception as exc:
         error = exc
-    agree(error, comm)
+    agree_on_errors(error, comm)
     return _array.Array._new(block, layout, comm, backend)
 
 
