@@ -7,6 +7,9 @@ import importlib.util
 import pathlib
 
 import pytest
+from helpers import COMM, RANK
+
+from xdist._movement.agreement import bcast_text
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
@@ -26,3 +29,12 @@ def test_sklearn_pipeline():
     result = load("sklearn_pipeline").main()
     # the same R^2 at every rank count (the example compares with NumPy itself)
     assert result["r2"] == pytest.approx(0.763252, abs=1e-6)
+
+
+def test_cluster_file(tmp_path):
+    """Load a file by slab, standardize, k-means, save the labels (the example checks itself
+    against scikit-learn on rank 0); the same result at every rank count."""
+    made = str(tmp_path) if RANK == 0 else None
+    directory = bcast_text(made, 0, COMM)  # rank 0's folder, seen by every rank
+    result = load("cluster_file").main(directory)
+    assert result["n_iter"] >= 1 and result["inertia"] == pytest.approx(3509.5, rel=1e-4)
