@@ -70,10 +70,6 @@ class Layout:
     def ndim(self) -> int:
         return len(self.shape)
 
-    @property
-    def is_split(self) -> bool:
-        return self.split is not None
-
     @cached_property
     def offsets(self) -> tuple[int, ...]:
         """Global start index of each rank's block along the split axis."""
