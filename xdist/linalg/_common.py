@@ -1,12 +1,10 @@
 """What the linalg functions share: argument checks, result tuples, the batch/matrix split of a
-stack of matrices, agreement on a data-dependent failure (``agreed_result``), and the QR sign
-convention."""
+stack of matrices, agreement on a data-dependent failure (``agreed_result``)."""
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import array_api_compat
 import numpy as np
 
 from .._array import Array
@@ -93,25 +91,3 @@ def agreed_result(func: str, compute, like: Array, *, local: bool) -> Any:
             "(a singular or not positive-definite matrix, or no convergence)"
         )
     return result
-
-
-# -- the QR sign convention ------------------------------------------------------------------
-def positive_diagonal(q: Any, r: Any, xp: Any) -> tuple[Any, Any]:
-    """``(Q D, D^H R)`` with ``D`` the unitary diagonal that makes ``diag(R)`` real and
-    non-negative: ``d_i = R_ii / |R_ii|`` (1 where ``R_ii`` is 0, inf or NaN). For a full column
-    rank matrix this makes the QR decomposition unique, so every layout and number of ranks
-    gives the same factors (up to rounding). Works on stacks; ``Q`` has as many columns as
-    ``R`` has rows; only the first ``min`` of ``R``'s dimensions carry a diagonal."""
-    k = min(r.shape[-2], r.shape[-1])
-    d = xp.linalg.diagonal(r)
-    mag = xp.abs(d)
-    ok = (mag > 0) & xp.isfinite(mag)
-    one = xp.ones_like(d)
-    phase = xp.where(ok, d / xp.astype(xp.where(ok, mag, xp.ones_like(mag)), d.dtype), one)
-    extra = q.shape[-1] - k
-    if extra:
-        shape = (*phase.shape[:-1], extra)
-        pad = xp.ones(shape, dtype=phase.dtype, device=array_api_compat.device(phase))
-        phase = xp.concat([phase, pad], axis=-1)
-    # triu: scaling the zeros below the diagonal by -1 would make them -0.0
-    return q * phase[..., None, :], xp.triu(r * xp.conj(phase)[..., :, None])

@@ -1,45 +1,81 @@
 """QR and singular value decompositions: ``qr``, ``svd``, ``svdvals``.
 
+The factors are LAPACK's for the whole matrix, on every layout and at every number of ranks
+(up to rounding). ``qr`` gives what the backend's Householder QR gives for the whole matrix
+(LAPACK's ``geqrf``, as ``np.linalg.qr``, under NumPy and CPU Torch; cuSOLVER's on a GPU), ``R``'s
+diagonal signs included: they are not all positive, each reflection makes its diagonal entry
+the opposite sign of the real part of the entry it starts from (and keeps that entry when the
+column below it is zero). ``svd`` gives what ``np.linalg.svd`` (LAPACK ``gesdd``) gives for the
+whole matrix, the singular vectors' signs included, on every backend: the SVD of the matrix
+it factors runs on the host with NumPy (no copy for NumPy and CPU Torch blocks; a GPU block
+travels to the host and its factors back). A sign is only as determined as LAPACK's own
+choice: where that hinges on a value at rounding level (an entry that is zero in exact
+arithmetic, as integer-valued data can give; equal singular values), it may differ.
+
 A tall-skinny matrix (``M >= N``) split along its rows is factored by TSQR, with ONE
-``allgatherv`` of small triangular factors and no gather of the matrix:
+``allgatherv`` of small pieces and no gather of the matrix. Its first ``N`` rows ``T`` travel
+as they are; each rank's other rows travel as the ``R`` factor of their local QR:
 
-    x = [x_0; ...; x_{p-1}]          rank i's rows, m_i of them
-    x_i = Q_i R_i                    local reduced QR: Q_i is m_i x k_i, k_i = min(m_i, N)
-    S = [R_0; ...; R_{p-1}] = Q_S R  (sum k_i) x N, sum k_i >= N; QR'd identically on every rank
-    x = diag(Q_i) S = (diag(Q_i) Q_S) R
+    x = [T; B]                     B: the rows below the first N, b_i of them on rank i
+    B_i = Q_i R_i                  rank i's rows of B, local reduced QR (min(b_i, N) rows)
+    [R_0; ...; R_{p-1}] = Q_S R_B  QR'd identically on every rank: R_B is min(M - N, N) x N
+    P = [T; R_B]                   the proxy, min(M, 2N) x N, the same on every rank
+    x = (I + Q_B) P                I on the first N rows, Q_B = diag(Q_i) Q_S below
 
-``Q = diag(Q_i) Q_S`` has orthonormal columns since both factors do (a block with fewer rows
-than columns, or none, simply sends fewer rows), and rank i's rows of ``Q`` are
-``Q_i @ Q_S[rows of R_i]``: ``Q`` is split like ``x``, ``R`` replicated. The message holds
-``sum k_i * N <= M * N`` elements: never more than gathering ``x``.
+Why ``P`` gives LAPACK's factors of ``x``: each step of Householder QR (``geqrf``) and of
+bidiagonalization (``gebrd``, inside ``gesdd``) picks its reflection from entries in the first
+``N`` rows and the norm of a column's part below the diagonal, and applies it by inner
+products. Rows below ``N`` enter only through norms and inner products, which the isometry
+``Q_B`` keeps (``B^H B = R_B^H R_B``). So LAPACK on ``P`` takes the same steps as on ``x``: the
+same ``R`` and ``Q = (I + Q_B) Q_P``. ``gesdd`` of ``P`` takes the same path as ``x``'s, which
+depends on the shape only: ``P`` has ``x``'s shape when ``M < 2N``, else ``2N`` rows, past
+``gesdd``'s thresholds for a QR first (``11N/6`` real, ``17N/9`` complex) as ``M`` is; so it
+gives the same ``S`` and ``Vh`` and ``U = (I + Q_B) U_P``. Rank i's rows of ``(I + Q_B) Z`` are its
+rows of ``Z`` among the first ``N`` and ``Q_i (Q_S[rows of R_i] Z[N:])``: ``Q`` and ``U`` are
+split like ``x``, ``R``, ``S`` and ``Vh`` replicated. Rank i sends at most its own rows
+(``t_i + min(b_i, N)``, ``t_i`` its rows among the first ``N``): never more than gathering
+``x``, and at most ``N`` rows more than the ``R`` factors alone.
 
-``svd`` of such a matrix is TSQR, then the SVD of the small ``R`` on every rank:
-``U = Q @ U_R`` (split like ``x``), ``S`` and ``Vh`` replicated. A wide matrix (``M < N``)
-split along its columns is factored through its conjugate transpose (split along rows), so
-``Vh`` is split like ``x`` and ``U`` replicated. Every other layout goes through ``gathered``
-(no message for replicated or batch-split stacks; the whole matrix on every rank otherwise).
-
-Conventions, applied on every path so that the result does not depend on the layout or the
-number of ranks (up to rounding): ``qr``'s ``R`` has a real non-negative diagonal; in ``svd``
-the largest-magnitude entry of each singular vector is real and positive (of each row of
-``Vh`` when ``M >= N``, of each column of ``U`` when ``M < N``).
+A wide matrix (``M < N``) split along its columns is factored through its conjugate
+transpose (split along rows): its proxy's conjugate transpose ``[T^H, R_B^H]`` gives
+``gesdd``'s factors of ``x`` (the same argument on columns: ``gesdd`` takes an LQ of a wide
+matrix first), ``Vh`` split like ``x``, ``U`` replicated. Every other layout goes through
+``gathered`` (no message for replicated or batch-split stacks; the whole matrix on every rank
+otherwise), where LAPACK factors the whole matrix.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
-import array_api_compat
 import numpy as np
 
 from .._array import Array, wrap_block
 from .._layout import Layout
 from .._movement.collectives import allgather_block
-from ._common import QRResult, SVDResult, check_matrices, positive_diagonal
+from ._common import QRResult, SVDResult, check_matrices, linalg_error
 from ._gathered import gathered, place
 
 __all__ = ["qr", "svd", "svdvals"]
+
+
+# -- NumPy's SVD on every backend --------------------------------------------------------------
+def numpy_svd(block: Any, full_matrices: bool, backend: Any) -> tuple[Any, Any, Any]:
+    """``np.linalg.svd`` (LAPACK ``gesdd``) of ``block`` as the backend's blocks: the singular
+    vectors signed as NumPy signs them on every backend (MKL's ``gesdd``, under Torch, signs
+    some differently). The block goes to the host and the factors back: no copy for NumPy
+    and CPU Torch blocks. A failure raises the backend's ``LinAlgError``."""
+    device = backend.device_of(block)
+    try:
+        factors = np.linalg.svd(backend.to_host(block), full_matrices=full_matrices)
+    except np.linalg.LinAlgError as exc:
+        error = linalg_error(backend)
+        if error is np.linalg.LinAlgError:
+            raise
+        raise error(f"svd: {exc}") from exc
+    return tuple(backend.from_host(f, device) for f in factors)  # type: ignore[return-value]
 
 
 # -- TSQR --------------------------------------------------------------------------------------
@@ -53,43 +89,67 @@ def _wide_on_columns(x: Array, *, strict: bool) -> bool:
     return x.split == x.ndim - 1 and wide and x._comm.size > 1
 
 
-def _stack_factors(r: Any, ks: list[int], like: Array) -> Any:
-    """Every rank's ``R_i`` (``(..., k_i, N)``) stacked along the rows, the same on every rank:
-    the one message of TSQR (an ``allgatherv``)."""
-    backend, comm = like._backend, like._comm
-    batch, n = tuple(r.shape[:-2]), r.shape[-1]
+class Proxy(NamedTuple):
+    """The small matrix ``p`` of the module's docstring (the same on every rank) and what
+    maps a factor of it back to this rank's rows: ``top`` rows of it from row ``start``, then
+    ``q_local @ (q_stack @ factor[n:])`` for the rank's other rows."""
+
+    p: Any
+    n: int
+    start: int
+    top: int
+    q_local: Any
+    q_stack: Any
+
+
+def _allgather_rows(block: Any, rows: list[int], like: Array) -> list[np.ndarray]:
+    """Every rank's ``block`` (``(..., rows[i], N)`` on rank i), the same list on every rank:
+    the one message of TSQR (an ``allgatherv``), as host arrays."""
+    batch, n = tuple(block.shape[:-2]), block.shape[-1]
     per_row = math.prod(batch) * n
-    flat = allgather_block(r, [k * per_row for k in ks], comm, backend)
-    parts, start = [], 0
-    for k in ks:
-        parts.append(flat[start : start + k * per_row].reshape((*batch, k, n)))
-        start += k * per_row
-    return backend.from_host(np.concatenate(parts, axis=-2), backend.device_of(r))
+    flat = allgather_block(block, [r * per_row for r in rows], like._comm, like._backend)
+    bounds = list(itertools.accumulate((r * per_row for r in rows), initial=0))
+    return [flat[a:b].reshape((*batch, r, n)) for a, b, r in zip(bounds, bounds[1:], rows)]
 
 
-def tsqr(block: Any, counts: tuple[int, ...], like: Array, *, want_q: bool = True):
-    """``(Q block, R)`` of the matrix whose rank-i rows are ``block`` (``counts[i]`` rows
-    each, at least as many rows as columns in all): see the module's docstring."""
-    xp, rank = like._backend.xp, like._comm.rank
-    n = block.shape[-1]
-    ks = [min(c, n) for c in counts]
-    q_local, r_local = xp.linalg.qr(block)
-    q_s, r = xp.linalg.qr(_stack_factors(r_local, ks, like))
-    if not want_q:
-        return None, r
+def tsqr(block: Any, counts: tuple[int, ...], like: Array) -> Proxy:
+    """The proxy of the matrix whose rank-i rows are ``block`` (``counts[i]`` rows each, at
+    least as many rows as columns in all): see the module's docstring."""
+    backend, rank = like._backend, like._comm.rank
+    xp, device, n = backend.xp, backend.device_of(block), block.shape[-1]
+    starts = list(itertools.accumulate(counts, initial=0))[:-1]
+    tops = [max(0, min(c, n - s)) for c, s in zip(counts, starts)]
+    ks = [min(c - t, n) for c, t in zip(counts, tops)]
+    t = tops[rank]
+    q_local, r_local = xp.linalg.qr(block[..., t:, :])
+    sent = xp.concat([block[..., :t, :], r_local], axis=-2)
+    parts = _allgather_rows(sent, [a + b for a, b in zip(tops, ks)], like)
+    top = np.concatenate([part[..., :a, :] for part, a in zip(parts, tops)], axis=-2)
+    stack = np.concatenate([part[..., a:, :] for part, a in zip(parts, tops)], axis=-2)
+    q_s, r_b = xp.linalg.qr(backend.from_host(stack, device))
+    p = xp.concat([backend.from_host(top, device), r_b], axis=-2)
     lo = sum(ks[:rank])
-    return xp.matmul(q_local, q_s[..., lo : lo + ks[rank], :]), r
+    return Proxy(p, n, starts[rank], t, q_local, q_s[..., lo : lo + ks[rank], :])
+
+
+def rows_of(factor: Any, proxy: Proxy, xp: Any) -> Any:
+    """This rank's rows of ``(I + Q_B) factor`` for ``factor`` with the proxy's rows."""
+    head = factor[..., proxy.start : proxy.start + proxy.top, :]
+    tail = xp.matmul(proxy.q_local, xp.matmul(proxy.q_stack, factor[..., proxy.n :, :]))
+    return xp.concat([head, tail], axis=-2)
 
 
 # -- qr ----------------------------------------------------------------------------------------
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
-    """The standard's ``qr``, with ``R``'s diagonal real and non-negative.
+    """The standard's ``qr``: the backend's Householder QR of the whole matrix (NumPy's
+    ``np.linalg.qr`` on NumPy blocks), ``R``'s diagonal signs included.
 
     A tall-skinny matrix split along its rows (``mode='reduced'``, or a square one): TSQR,
-    one ``allgatherv`` of the small ``R`` factors; ``Q`` split like ``x``, ``R`` replicated.
-    Replicated or batch-split stacks: local. Otherwise (``'complete'`` on a tall matrix, a
-    wide one split on rows, any split along columns) the matrix is gathered (memory: all of
-    ``x`` on every rank); ``Q`` is then split like ``x``'s rows, ``R`` like its columns.
+    one ``allgatherv`` of small pieces (see the module's docstring); ``Q`` split like ``x``,
+    ``R`` replicated. Replicated or batch-split stacks: local. Otherwise (``'complete'`` on a
+    tall matrix, a wide one split on rows, any split along columns) the matrix is gathered
+    (memory: all of ``x`` on every rank); ``Q`` is then split like ``x``'s rows, ``R`` like
+    its columns.
     """
     check_matrices(x, "qr")
     if mode not in ("reduced", "complete"):
@@ -98,16 +158,14 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     m, n = x.shape[-2:]
     batch = x.shape[:-2]
     if _tall_on_rows(x) and (mode == "reduced" or m == n):
-        q, r = positive_diagonal(*tsqr(x._local, x.counts, x), xp)
+        proxy = tsqr(x._local, x.counts, x)
+        q_p, r = xp.linalg.qr(proxy.p)
         q_layout = Layout((*batch, m, n), x.ndim - 2, x.counts)
         return QRResult(
-            wrap_block(q, q_layout, x), wrap_block(r, Layout.replicated((*batch, n, n)), x)
+            wrap_block(rows_of(q_p, proxy, xp), q_layout, x),
+            wrap_block(r, Layout.replicated((*batch, n, n)), x),
         )
-
-    def compute(b):
-        return positive_diagonal(*xp.linalg.qr(b, mode=mode), xp)
-
-    (q, r), work = gathered(x, "qr", compute, may_fail=False)
+    (q, r), work = gathered(x, "qr", lambda b: xp.linalg.qr(b, mode=mode), may_fail=False)
     k = m if mode == "complete" else min(m, n)
     return QRResult(
         place(q, work, x, (*batch, m, k), {-2: -2}), place(r, work, x, (*batch, k, n), {-1: -1})
@@ -115,45 +173,16 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
 
 
 # -- svd ---------------------------------------------------------------------------------------
-def _phases(rows: Any, xp: Any) -> Any:
-    """``p_k = a / |a|`` for ``a`` the largest-magnitude entry of row ``k`` (1 for zero rows)."""
-    idx = xp.argmax(xp.abs(rows), axis=-1, keepdims=True)
-    pick = xp.take_along_axis(rows, idx, axis=-1)[..., 0]
-    mag = xp.abs(pick)
-    ok = mag > 0
-    safe = xp.astype(xp.where(ok, mag, xp.ones_like(mag)), pick.dtype)
-    return xp.where(ok, pick / safe, xp.ones_like(pick))
-
-
-def _pad(d: Any, length: int, xp: Any) -> Any:
-    if d.shape[-1] == length:
-        return d
-    shape = (*d.shape[:-1], length - d.shape[-1])
-    ones = xp.ones(shape, dtype=d.dtype, device=array_api_compat.device(d))
-    return xp.concat([d, ones], axis=-1)
-
-
-def svd_signs(u: Any, vh: Any, m: int, n: int, xp: Any) -> tuple[Any, Any]:
-    """``(U D, D^H Vh)`` for the unitary diagonal ``D`` of the convention in the module's
-    docstring. When ``M >= N`` it is read from ``Vh`` (whole on every rank on each path),
-    else from ``U``; the other factor may be any rank's block."""
-    k = min(m, n)
-    if k == 0:
-        return u, vh
-    if m >= n:
-        d = _phases(vh[..., :k, :], xp)
-    else:
-        d = xp.conj(_phases(xp.matrix_transpose(u[..., :, :k]), xp))
-    du, dv = _pad(d, u.shape[-1], xp), _pad(d, vh.shape[-2], xp)
-    return u * du[..., None, :], vh * xp.conj(dv)[..., :, None]
+def _conj_t(a: Any, xp: Any) -> Any:
+    return xp.conj(xp.matrix_transpose(a))
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
-    """The standard's ``svd`` as ``(U, S, Vh)``, singular vectors signed by the module's
-    convention.
+    """The standard's ``svd`` as ``(U, S, Vh)``: NumPy's ``np.linalg.svd`` of the whole
+    matrix on every backend, the singular vectors' signs included (the SVD runs on the host).
 
     Reduced factors (``full_matrices=False``, or a square matrix) of a tall-skinny matrix
-    split along its rows: TSQR (one ``allgatherv`` of small factors), ``U`` split like
+    split along its rows: TSQR (one ``allgatherv`` of small pieces), ``U`` split like
     ``x``, ``S`` and ``Vh`` replicated; of a wide matrix split along its columns: the same
     on its conjugate transpose, ``Vh`` split like ``x``, ``U`` and ``S`` replicated.
     Replicated or batch-split stacks: local. Otherwise the matrix is gathered (memory: all
@@ -163,39 +192,32 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     check_matrices(x, "svd")
     if not isinstance(full_matrices, bool):
         raise TypeError(f"svd: full_matrices must be a bool, got {full_matrices!r}")
-    xp = x._backend.xp
+    backend = x._backend
+    xp = backend.xp
     m, n = x.shape[-2:]
     k, batch, nd = min(m, n), x.shape[:-2], x.ndim
     reduced = not full_matrices or m == n
     rep = Layout.replicated
-    if reduced and _tall_on_rows(x):
-        q, r = tsqr(x._local, x.counts, x)
-        u_r, s, vh = xp.linalg.svd(r, full_matrices=False)
-        u, vh = svd_signs(xp.matmul(q, u_r), vh, m, n, xp)
+    if reduced and _tall_on_rows(x):  # x = (I + Q_B) P = (I + Q_B) U_P S Vh
+        proxy = tsqr(x._local, x.counts, x)
+        u_p, s, vh = numpy_svd(proxy.p, False, backend)
         u_layout = Layout((*batch, m, k), nd - 2, x.counts)
         return SVDResult(
-            wrap_block(u, u_layout, x),
+            wrap_block(rows_of(u_p, proxy, xp), u_layout, x),
             wrap_block(s, rep(s.shape), x),
             wrap_block(vh, rep(vh.shape), x),
         )
-    if reduced and _wide_on_columns(x, strict=True):  # x^H = (Q U_R) S Vh_R
-        q, r = tsqr(xp.conj(xp.matrix_transpose(x._local)), x.counts, x)
-        u_r, s, vh_r = xp.linalg.svd(r, full_matrices=False)
-        u = xp.conj(xp.matrix_transpose(vh_r))
-        vh = xp.conj(xp.matrix_transpose(xp.matmul(q, u_r)))
-        u, vh = svd_signs(u, vh, m, n, xp)
+    if reduced and _wide_on_columns(x, strict=True):  # x = P^H (I + Q_B)^H = U S Vh_P (...)^H
+        proxy = tsqr(_conj_t(x._local, xp), x.counts, x)
+        u, s, vh_p = numpy_svd(_conj_t(proxy.p, xp), False, backend)
+        vh = _conj_t(rows_of(_conj_t(vh_p, xp), proxy, xp), xp)
         vh_layout = Layout((*batch, k, n), nd - 1, x.counts)
         return SVDResult(
             wrap_block(u, rep(u.shape), x),
             wrap_block(s, rep(s.shape), x),
             wrap_block(vh, vh_layout, x),
         )
-
-    def compute(b):
-        u, s, vh = xp.linalg.svd(b, full_matrices=full_matrices)
-        return (*svd_signs(u, vh, m, n, xp), s)
-
-    (u, vh, s), work = gathered(x, "svd", compute)
+    (u, s, vh), work = gathered(x, "svd", lambda b: numpy_svd(b, full_matrices, backend))
     ucols, vrows = (m, n) if full_matrices else (k, k)
     return SVDResult(
         place(u, work, x, (*batch, m, ucols), {-2: -2}),
@@ -207,8 +229,9 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 def svdvals(x: Array, /) -> Array:
     """The standard's ``svdvals`` (descending), replicated or split like a batch-split
     stack. A tall-skinny matrix split along its rows, or a wide one along its columns: TSQR
-    (of ``x`` or of its transpose), one ``allgatherv`` of small factors. Other matrices split
-    along a matrix axis are gathered (memory: all of ``x`` on every rank)."""
+    (of ``x`` or of its transpose), one ``allgatherv`` of small pieces, and the singular
+    values of the small proxy. Other matrices split along a matrix axis are gathered
+    (memory: all of ``x`` on every rank)."""
     check_matrices(x, "svdvals")
     xp = x._backend.xp
     block = None
@@ -217,8 +240,7 @@ def svdvals(x: Array, /) -> Array:
     elif _wide_on_columns(x, strict=False):
         block = xp.matrix_transpose(x._local)
     if block is not None:
-        _, r = tsqr(block, x.counts, x, want_q=False)
-        s = xp.linalg.svdvals(r)
+        s = xp.linalg.svdvals(tsqr(block, x.counts, x).p)
         return wrap_block(s, Layout.replicated(s.shape), x)
     s, work = gathered(x, "svdvals", xp.linalg.svdvals)
     return place(s, work, x, (*x.shape[:-2], min(x.shape[-2:])))
