@@ -34,6 +34,18 @@ def quiet(fn, *args, **kwargs):
     return out
 
 
+def agreed(fn, obj, *args, **kwargs):
+    """``fn(obj, ...)`` for data given whole on every rank, asserting that its only messages
+    are the agreement on it: one allgather of its metadata, and one of a checksum with
+    ``check_replicated`` (none on one rank, none for a Python scalar)."""
+    with xdist.count_collectives() as counts:
+        out = fn(obj, *args, **kwargs)
+    scalar = isinstance(obj, (bool, int, float, complex))
+    expected = {} if SIZE == 1 or scalar else {"allgather": 1 + xdist.get_config().check_replicated}
+    assert dict(counts) == expected, dict(counts)
+    return out
+
+
 def check(x, expected, split, **tol):
     """``x`` equals ``expected`` and is split along ``split`` in balanced blocks."""
     assert_equal(x, expected, **tol)
@@ -291,7 +303,7 @@ def test_tril_resplit(split):
 def test_asarray_numpy(case, copy):
     shape, split = case
     a = random_array(shape, "float32", seed=5)
-    x = quiet(xdist.asarray, a, split=split, copy=copy)
+    x = agreed(xdist.asarray, a, split=split, copy=copy)
     check(x, a, split)
     # copy=None keeps NumPy's buffer; copy=True never shares it (Torch copies 0-d arrays).
     if ON_HOST and math.prod(x.lshape) and (x.ndim or BACKEND.name == "numpy"):
@@ -320,7 +332,7 @@ def test_asarray_numpy(case, copy):
 def test_asarray_python(obj, dtype, split):
     expected = np.asarray(obj)
     split = split if expected.ndim else None
-    x = quiet(xdist.asarray, obj, split=split)
+    x = agreed(xdist.asarray, obj, split=split)
     expected = defaulted(expected.astype(dtype))  # Python floats: the backend's default
     assert x.dtype == expected.dtype
     check(x, expected, split)
@@ -329,7 +341,7 @@ def test_asarray_python(obj, dtype, split):
 @pytest.mark.parametrize("dtype", ["int8", "float32", "complex128", "uint64"])
 def test_asarray_dtype(dtype):
     a = [[1, 2, 3]] * 7
-    check(quiet(xdist.asarray, a, dtype=dtype, split=0), np.asarray(a, dtype=dtype), 0)
+    check(agreed(xdist.asarray, a, dtype=dtype, split=0), np.asarray(a, dtype=dtype), 0)
 
 
 def test_asarray_copy_false():
@@ -338,7 +350,7 @@ def test_asarray_copy_false():
         with pytest.raises(ValueError, match="asarray: copy=False.*cuda"):
             xdist.asarray(a, copy=False, split=0)
         return
-    x = quiet(xdist.asarray, a, copy=False, split=0)
+    x = agreed(xdist.asarray, a, copy=False, split=0)
     assert x.local.size == 0 or np.shares_memory(x.local, a)
     with pytest.raises(ValueError, match="asarray"):
         xdist.asarray(a, copy=False, dtype="float32")
@@ -381,7 +393,7 @@ def test_asarray_resplit(case, split, copy):
 )
 def test_from_dlpack(shape, split):
     a = random_array(shape, "int32", seed=9)
-    x = quiet(xdist.from_dlpack, a, split=split)
+    x = agreed(xdist.from_dlpack, a, split=split)
     check(x, a, split)
     y = quiet(xdist.from_dlpack, x)
     assert y is x
@@ -449,7 +461,7 @@ def test_default_split_axis0():
         check(quiet(xdist.zeros, (7, 3)), defaulted(np.zeros((7, 3))), 0)
         check(quiet(xdist.zeros, ()), defaulted(np.zeros(())), None)  # 0-d: replicated
         check(quiet(xdist.arange, 7), np.arange(7), 0)
-        check(quiet(xdist.asarray, a), a, 0)
+        check(agreed(xdist.asarray, a), a, 0)
         check(quiet(xdist.asarray, 3.5), defaulted(np.asarray(3.5)), None)
         check(quiet(xdist.eye, 2, 7), defaulted(np.eye(2, 7)), 0)
         check(quiet(xdist.full, (2,), 1, split=None), np.ones(2, dtype="int64"), None)

@@ -209,6 +209,10 @@ def _op(name: str, call: Callable[[], object], data: float = 1.0, named: str = "
     return pytest.param(name, call, data, named, id=name, marks=marks)
 
 
+BY_REPLICATED_INDEX = (
+    "docs/architecture.md, indexing: integer indices replicated on every rank give a "
+    "replicated result, the selected elements on every rank"
+)
 SLAB = (
     "docs/architecture.md, indexing: an int on the split axis is one bcast; the slab it "
     "selects is the result, replicated on every rank"
@@ -260,7 +264,7 @@ OPERATIONS = [
     _op("integer on split axis", lambda: A["x"][5]),
     _op("integer on split axis, 3-D", lambda: A["x3"][2], named=SLAB),
     _op("integer array split", lambda: A["x"][A["idx"]]),
-    _op("integer array replicated", lambda: A["x"][IDX]),
+    _op("integer array replicated", lambda: A["x"][IDX], named=BY_REPLICATED_INDEX),
     _op("boolean mask", lambda: A["x"][A["mask"]]),
     _op("boolean mask across the split", lambda: A["x_cols"][A["mask"]]),
     _op("take", lambda: xdist.take(A["x"], A["idx"], axis=0)),

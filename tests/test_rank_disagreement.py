@@ -70,3 +70,18 @@ def test_replicated_data_differ_found_by_checksum():
 def test_bad_arguments_raise_on_every_rank(block, split, message):
     with pytest.raises(ValueError, match=f"from_local: the block of rank 0 {message}"):
         xdist.from_local(block, split=split)
+
+
+@several
+@pytest.mark.parametrize("split", [None, 0])
+def test_asarray_of_data_that_differs_between_ranks(split):
+    shape = (3, 2) if RANK == 1 else (2, 2)
+    with pytest.raises(ValueError, match=r"asarray: obj differs between ranks \(shapes"):
+        xdist.asarray(np.ones(shape), split=split)
+    with pytest.raises(ValueError, match="asarray: obj differs between ranks"):
+        xdist.asarray(np.ones((2, 2), np.float32 if RANK == 1 else np.float64), split=split)
+    with xdist.config_context(check_replicated=True):
+        with pytest.raises(ValueError, match="asarray: obj holds different values"):
+            xdist.asarray(np.full((2, 2), float(RANK)), split=split)
+        x = xdist.asarray(np.ones((2, 2)), split=split)  # the same data everywhere passes
+    np.testing.assert_array_equal(x.to_numpy(), np.ones((2, 2)))

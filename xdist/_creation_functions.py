@@ -28,6 +28,7 @@ from . import _array
 from ._config import get_config
 from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
 from ._layout import Layout
+from ._movement.collectives import allgather_ints, checksums
 from ._movement.gathers import implicit_gather
 from ._movement.redistribute import redistribute_block
 from ._ops.slabs import from_sliceable, is_lazy_array
@@ -468,24 +469,66 @@ def _host_data(obj: Any, copy: Any, func: str, dtype: np.dtype | None = None) ->
     return data
 
 
-def _from_block(t: Target, data: Any, dtype: Any, copy: Any, split: Any, func: str):
+def _from_block(
+    t: Target, data: Any, dtype: Any, copy: Any, split: Any, func: str, agree: bool = True
+):
     """The array holding ``data`` (a whole array, the same on every rank): each rank keeps
-    its slice only, converted to ``dtype`` and copied as ``copy`` says."""
+    its slice only, converted to ``dtype`` and copied as ``copy`` says. With ``agree`` (all
+    but Python scalars) the ranks first agree that it is the same data (``_agree_on_data``)."""
     src = t.backend.dtype_of(data) if t.backend.is_block(data) else data.dtype
-    if dtype is None:
+    dt = None if dtype is None else as_dtype(dtype, func)
+    if agree:  # after the checks of the arguments, before those of the data
+        _agree_on_data(t, data, src, func)
+    if dt is None:
         if src not in ALL_DTYPES:
             raise TypeError(
                 f"{func}: obj has dtype {src}, not a dtype of the standard; pass dtype="
             )
         dt = src
-    else:
-        dt = as_dtype(dtype, func)
     if copy is False and dt != src:
         raise ValueError(f"{func}: copy=False, but converting {src} to {dt} needs a copy")
     layout = t.layout(tuple(data.shape), split, func)
+    if agree:
+        _agree_on_values(t, data, func)
     local = data[layout.local_slice(t.comm.rank)] if layout.split is not None else data
     block = t.backend.asarray(local, dtype=dt, device=t.device, copy=copy)
     return t.array(block, layout)
+
+
+def _agree_on_data(t: Target, data: Any, src: np.dtype, func: str) -> None:
+    """The ranks agree that ``data``, given whole on every rank, has one shape and dtype (one
+    allgather of its metadata): data that differs between ranks raises the same error
+    everywhere instead of giving blocks that do not fit together. Nothing is sent on one
+    rank."""
+    comm = t.comm
+    if comm.size == 1:
+        return
+    code = ALL_DTYPES.index(src) if src in ALL_DTYPES else -1
+    shape = tuple(int(n) for n in data.shape)
+    info = allgather_ints([len(shape), code, *shape, *[0] * (64 - len(shape))], comm)
+    if (info != info[0]).any():
+        shapes = [tuple(int(n) for n in row[2 : 2 + row[0]]) for row in info]
+        dtypes = [str(ALL_DTYPES[c]) if c >= 0 else "other" for c in info[:, 1]]
+        raise ValueError(
+            f"{func}: obj differs between ranks (shapes {shapes}, dtypes {dtypes}, rank r's "
+            "at position r); data given whole must be the same on every rank: build an array "
+            "from each rank's own block with xdist.from_local"
+        )
+
+
+def _agree_on_values(t: Target, data: Any, func: str) -> None:
+    """With ``check_replicated``, the ranks agree that ``data`` holds the same values
+    everywhere (one allgather of a checksum)."""
+    if t.comm.size == 1 or not get_config().check_replicated:
+        return
+    host = t.backend.to_host(data) if t.backend.is_block(data) else np.asarray(data)
+    sums = checksums(host, t.comm)
+    if len(set(sums)) > 1:
+        raise ValueError(
+            f"{func}: obj holds different values on different ranks (checksums {sums}); "
+            "data given whole must be the same on every rank (seed every rank alike), or "
+            "build the array from each rank's own block with xdist.from_local"
+        )
 
 
 def _from_array(x: _array.Array, dtype, device, copy, split, comm, func: str) -> _array.Array:
@@ -522,13 +565,15 @@ def asarray(
     buffer, a Python scalar or a nested sequence of them.
 
     Data that is not an xdist array is the whole global array, the same on every rank; each
-    rank keeps only its slice (no message). An array of a file library (an h5py dataset, a
-    Zarr array, a NetCDF variable) is read by slab: each rank reads only its block
-    (``xdist.io.from_sliceable``; one allgather). A ``np.memmap`` is sliced as it is.
-    Python scalars give bool, int64, float64 or complex128. An xdist array is returned as it
-    is unless ``dtype``, ``copy=True`` or a different ``split`` asks for a new one (a new
-    split moves data: one all-to-all, or one allgather for ``split=None``). ``copy=False``
-    raises ``ValueError`` when a copy is needed.
+    rank keeps only its slice, after one allgather in which the ranks agree on its shape and
+    dtype (and, with ``check_replicated``, one of a checksum of its values), so data that
+    differs between ranks raises the same error everywhere (nothing for a Python scalar). An
+    array of a file library (an h5py dataset, a Zarr array, a NetCDF variable) is read by
+    slab: each rank reads only its block (``xdist.io.from_sliceable``; one allgather). A
+    ``np.memmap`` is sliced as it is. Python scalars give bool, int64, float64 or
+    complex128. An xdist array is returned as it is unless ``dtype``, ``copy=True`` or a
+    different ``split`` asks for a new one (a new split moves data: one all-to-all, or one
+    allgather for ``split=None``). ``copy=False`` raises ``ValueError`` when a copy is needed.
     """
     if copy is not None and not isinstance(copy, builtins.bool):
         raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
@@ -546,7 +591,7 @@ def asarray(
         # Python floats and complex numbers take the backend's default (float32 in Torch).
         kind = "real floating" if data.dtype.kind == "f" else "complex floating"
         dtype = _default(kind, t.backend)
-    return _from_block(t, data, dtype, copy, split, "asarray")
+    return _from_block(t, data, dtype, copy, split, "asarray", not isinstance(obj, _SCALARS))
 
 
 def _in_host_memory(x: Any) -> bool:

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from .. import _array
-from .._layout import Layout
 from .._movement.collectives import (
     allgather_block,
     any_rank,
@@ -35,7 +34,6 @@ from .._movement.collectives import (
     forward_block,
     route_to_owners,
 )
-from .._movement.gathers import warn_gather
 from .values import SCALARS
 
 __all__: list[str] = []
@@ -138,11 +136,9 @@ def fetch(
         width = int(np.prod(rest, dtype=np.int64))
         mine = _block_coords(host[owners == comm.rank], offset, j, backend, src.device)
         vals = gather_local(src._local, adv, mine, backend)
-        rows = np.bincount(owners, minlength=comm.size)
-        # the selection meets whole on every rank (the indices are): a gather past the threshold
-        selected = Layout((host.shape[0], *rest), 0, tuple(int(r) for r in rows))
-        warn_gather("indexing by replicated integer indices", selected, src.dtype, comm)
-        counts = rows * width
+        # The result is laid out like the indices: replicated, so the selected elements meet
+        # whole on every rank (named in docs/architecture.md, with its memory).
+        counts = np.bincount(owners, minlength=comm.size) * width
         out = np.empty((host.shape[0], *rest), dtype=src.dtype)
         got = allgather_block(vals, counts, comm, backend)
         out[np.argsort(owners, kind="stable")] = got.reshape(out.shape)
