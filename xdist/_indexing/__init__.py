@@ -25,6 +25,16 @@ Each axis of ``x`` is then selected by an ``int`` or by a ``range`` of its indic
 - an int: the axis disappears and one rank owns all the data; it broadcasts its piece (one
   ``bcast``) and the result is replicated.
 
+A write into the result of a basic key is seen in ``x``, as in NumPy, at every rank count:
+where the result is a view of ``x``'s block the memory is shared; where it had to move (an
+int or a negative step on the split axis, at more than one rank) or was flipped by a library
+that copies flips, it writes itself back into ``x`` after each write: ``r[k] = v`` the
+elements ``k`` alone, an in-place operator all of ``r`` (no message for a replicated ``r``;
+the way back of the all-to-all for a reversed one). Views of such a result pass their writes
+on. Writes into ``x`` after ``r`` moved are not seen in ``r`` (NumPy would show them), so an
+in-place operator on ``r`` then computes from, and writes back, its older values. Integer-array
+and mask keys give copies, as in NumPy: nothing is written back.
+
 ``x[key] = value`` writes on each rank only the selected elements that rank owns. A Python
 scalar or a replicated ``value`` is sliced locally (no message); a split ``value`` sends only
 the parts that are not already on the rank that writes them (one all-to-all, or one allgather
@@ -39,7 +49,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _array
-from .basic import getitem_basic, replicated_basic, setitem_basic
+from .basic import getitem_basic, note_write, replicated_basic, setitem_basic
 from .integer_arrays import getitem_arrays, setitem_arrays
 from .keys import BASIC, host_keys, key_kind, mask_key
 from .masks import getitem_mask, setitem_mask
@@ -52,7 +62,9 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
     mask in ``masks`` (see the package docstring for what communicates)."""
     items = key if isinstance(key, tuple) else (key,)
     if all(type(k) in BASIC for k in items):  # ints, slices, None, Ellipsis: no arrays
-        if x._layout.split is None:  # the hot path: the library indexes the block
+        # The hot path: the library indexes the block. Not for an array that writes itself
+        # back (a copy, or a view of one): the general path passes writes on.
+        if x._layout.split is None and x._writeback is None:
             out = replicated_basic(x, items)
             if out is not None:
                 return out
@@ -76,3 +88,5 @@ def setitem(x: _array.Array, key: Any, value: Any) -> None:
         setitem_arrays(x, key, value)
     else:
         setitem_basic(x, key, value)
+        if x._writeback is not None:  # its write-back, called next, writes back only this
+            note_write(x, key)

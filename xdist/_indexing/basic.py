@@ -5,10 +5,22 @@ selects the split axis: a positive-step slice nothing (the result keeps the exac
 counts); a negative-step slice one all-to-all to a balanced layout; an int one ``bcast`` of
 the owner's piece (the result is replicated). A write fetches only the boxes of the value
 that are not already where they are written (``values.fetch_value``).
+
+NumPy returns a view for every basic key, so a write into the result must reach ``x``. Where
+the result is a view of ``x``'s block that holds by itself; where it had to be a copy (it
+moved: an int or a negative step on the split axis at more than one rank; or a flip, which
+some libraries copy) it is marked to write itself back after each write
+(``_array.writes_back``): ``r[k] = v`` into ``r = x[key]`` writes back the elements ``k``
+alone, into the matching elements of ``x`` (an in-place operator, all of ``r``), and a view
+of such a copy passes its writes on. The strides NumPy would give the result are kept
+(``note_strides``): ``reshape`` asks them whether NumPy would view or copy, so it decides
+alike at every rank count.
 """
 
 from __future__ import annotations
 
+import functools
+import weakref
 from typing import Any
 
 from .. import _array
@@ -27,6 +39,201 @@ from .keys import (
 from .values import check_value, fetch_value, full_box, wanted, write_parts
 
 __all__: list[str] = []
+
+
+# -- the strides NumPy would give (read by reshape) ----------------------------------------------
+# id(array) -> (its strides in elements as NumPy would have them, a weak reference to it):
+# noted for the results of indexing, permutations and reshapes that could differ from what
+# their block shows. A split array not here is in C order (as xdist makes new arrays); a
+# replicated one shows NumPy's strides in its block (the block is the whole array, and the
+# copies among noted arrays write back, so the library's hot path never views one).
+_STRIDES: dict[int, tuple[tuple[int, ...], Any]] = {}
+_SWEEP_AT = [1024]
+
+
+@functools.lru_cache(maxsize=256)
+def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides, in elements, of a C-contiguous array of ``shape``."""
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def noted_strides(x: _array.Array) -> tuple[int, ...] | None:
+    """The strides noted for ``x`` (``None`` where none were)."""
+    entry = _STRIDES.get(id(x))
+    return entry[0] if entry is not None and entry[1]() is x else None
+
+
+def model_strides(x: _array.Array) -> tuple[int, ...] | None:
+    """The strides, in elements, that NumPy would give ``x`` (C order unless noted), or
+    ``None`` where ``x``'s block shows them itself (a replicated array, not noted, whose
+    block is not C-contiguous: a view of a view taken on the block)."""
+    strides = noted_strides(x)
+    if strides is not None:
+        return strides
+    if x._layout.split is None and not x._backend.is_c_contiguous(x._local):
+        return None
+    return c_strides(x._layout.shape)
+
+
+def note_strides(x: _array.Array, strides: tuple[int, ...] | None) -> None:
+    """Note ``strides`` as NumPy's for ``x`` (``None``: nothing to note). A split array in C
+    order needs no note (that is the default)."""
+    if strides is None:
+        return
+    if x._layout.split is not None and _c_ordered(x._layout.shape, strides):
+        return
+    # A plain weak reference (no callback: cheaper, and shared per array); the entries of
+    # arrays gone are swept when the table has doubled, and a reused id never matches.
+    _STRIDES[id(x)] = (strides, weakref.ref(x))
+    if len(_STRIDES) > _SWEEP_AT[0]:
+        for key in [k for k, (_, ref) in _STRIDES.items() if ref() is None]:
+            del _STRIDES[key]
+        _SWEEP_AT[0] = max(1024, 2 * len(_STRIDES))
+
+
+def _c_ordered(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether ``strides`` are C order for ``shape`` (axes of length 1 do not count, and an
+    empty array is in every order), as NumPy judges contiguity."""
+    if 0 in shape:
+        return True
+    step = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != step:
+            return False
+        step *= n
+    return True
+
+
+def selected_strides(strides: tuple[int, ...] | None, parts: list[Part]) -> tuple | None:
+    """NumPy's strides of the selection ``parts`` of an array of ``strides``."""
+    if strides is None:
+        return None
+    out, axis = [], 0
+    for p in parts:
+        if p is None:
+            out.append(0)
+            continue
+        if isinstance(p, range):
+            out.append(strides[axis] * p.step)
+        axis += 1
+    return tuple(out)
+
+
+# -- writes through a result that is a copy ------------------------------------------------------
+# The last basic write into an array that writes itself back, as (a weak reference to the
+# array, the key): setitem notes it, and the array's write-back, called right after, takes it,
+# so that only the elements written go back (a whole write-back would put the copy's stale
+# elements over newer ones written into the base since).
+_LAST_WRITE: list[Any] = [None]
+
+
+def note_write(x: _array.Array, key: Any) -> None:
+    """Note ``x[key] = ...`` (a basic key) for ``x``'s write-back, called next."""
+    _LAST_WRITE[0] = (weakref.ref(x), key)
+
+
+def writes_back(view: _array.Array, base: _array.Array, write: Any) -> _array.Array:
+    """Mark ``view`` so that every write into it is followed by ``write(base, view,
+    written)``: ``written`` is the parts of the basic key just written, or ``None`` for all of
+    ``view`` (an in-place operator, or another kind of key)."""
+
+    def hook(b: _array.Array, v: _array.Array) -> None:
+        last, _LAST_WRITE[0] = _LAST_WRITE[0], None
+        written = None
+        if last is not None and last[0]() is v:
+            written = normalize_key(last[1], v.shape, "__setitem__")
+            if any(type(q) is range and not len(q) for q in written):
+                return  # nothing was written
+        write(b, v, written)
+
+    return _array.writes_back(view, base, hook)
+
+
+def pass_on(base: _array.Array, view: _array.Array, written: Any) -> None:
+    """The write-back of a view of ``base``'s block when ``base`` writes itself back: the
+    write is in ``base``'s block already, so ``base`` passes all of it on."""
+    base._writeback(base)
+
+
+def writes_through(view: _array.Array, base: _array.Array, parts: list[Part], copied: bool):
+    """``view`` (``base[parts]``), marked so that writes into it reach ``base``: written back
+    (``base[...] = ...``, only what was written) when it is a copy, passed on when ``base``
+    itself writes back."""
+    if copied and view.size:
+        return writes_back(view, base, lambda b, v, w: _write_selection(b, v, parts, w))
+    if base._writeback is not None:
+        return writes_back(view, base, lambda b, v, w: _pass_on_selection(b, v, parts, w))
+    return view
+
+
+def _write_selection(base, view, parts: list[Part], written: list[Part] | None) -> None:
+    """Write back into ``base`` what was just written into ``view``, a copy of
+    ``base[parts]``: the selection ``written`` of it, else all of it."""
+    where = None if written is None else _compose(parts, written)
+    if where is None:
+        base[_key_of(parts)] = view
+        return
+    base[_key_of(where)] = _select(view, written)[0]
+
+
+def _pass_on_selection(base, view, parts: list[Part], written: list[Part] | None) -> None:
+    """Pass on a write into ``view``, a view of ``base[parts]``'s block, to ``base``'s own
+    write-back, as the write of the matching selection of ``base``."""
+    where = None if written is None else _compose(parts, written)
+    if where is not None:
+        note_write(base, _key_of(where))
+    base._writeback(base)
+
+
+def _compose(parts: list[Part], written: list[Part]) -> list[Part] | None:
+    """The parts over ``x`` of the (not empty) selection ``written`` of ``x[parts]``
+    (``None`` where ``written`` adds axes)."""
+    if any(q is None for q in written):
+        return None
+    out: list[Part] = []
+    axes = iter(written)
+    for p in parts:
+        if isinstance(p, int):
+            out.append(p)
+            continue
+        q = next(axes)
+        if p is None:  # a new axis of length 1: kept by a range, dropped by an int
+            if isinstance(q, range):
+                out.append(None)
+        elif isinstance(q, int):
+            out.append(p[q])
+        else:  # not empty (the write-back returns early on an empty selection)
+            step = p.step * q.step
+            out.append(range(p[q[0]], p[q[0]] + step * len(q), step))
+    return out
+
+
+def _key_of(parts: list[Part]) -> tuple:
+    """A basic key that selects ``parts`` (ranges as slices, reversed ones included)."""
+    key: list[Any] = []
+    for p in parts:
+        if isinstance(p, range) and not len(p):
+            key.append(slice(0, 0))
+        elif isinstance(p, range):
+            last = p[-1]
+            stop = last + 1 if p.step > 0 else (last - 1 if last > 0 else None)
+            key.append(slice(p.start, stop, p.step))
+        else:
+            key.append(p)
+    return tuple(key)
+
+
+def _flipped(parts: list[Part]) -> bool:
+    """Whether the selection reverses an axis of more than one element (a flip: some
+    libraries, PyTorch for one, copy it)."""
+    for p in parts:
+        if type(p) is range and p.step < 0 and len(p) > 1:
+            return True
+    return False
 
 
 def take_parts(block: Any, parts: list[Part], backend: Any) -> Any:
@@ -69,16 +276,24 @@ def replicated_basic(x: _array.Array, items: tuple) -> _array.Array | None:
 
 
 def getitem_basic(x: _array.Array, key: Any) -> _array.Array:
-    """``x[key]`` for a basic key (see the module docstring for what communicates)."""
-    layout, comm, backend = x._layout, x._comm, x._backend
+    """``x[key]`` for a basic key (see the module docstring for what communicates), marked so
+    that writes into it reach ``x`` as they do in NumPy."""
     parts = normalize_key(key, x.shape, "__getitem__")
+    out, moved = _select(x, parts)
+    note_strides(out, selected_strides(model_strides(x), parts))
+    return writes_through(out, x, parts, moved or _flipped(parts))
+
+
+def _select(x: _array.Array, parts: list[Part]) -> tuple[_array.Array, bool]:
+    """The selection ``parts`` of ``x``, and whether it moved between ranks."""
+    layout, comm, backend = x._layout, x._comm, x._backend
     shape = selected_shape(parts)
     if layout.split is None:
         block = take_parts(x._local, parts, backend)
-        return _array.Array._new(block, Layout.replicated(shape), comm, backend)
+        return _array.Array._new(block, Layout.replicated(shape), comm, backend), False
     at, out_axis = split_part(parts, layout.split)
     if out_axis is None:
-        return _getitem_owner(x, parts, at, shape)
+        return _getitem_owner(x, parts, at, shape), comm.size > 1
     ranks = rank_positions(layout, parts[at])  # type: ignore[arg-type]
     k0, k1 = ranks[comm.rank]
     local = local_parts(parts, at, k0, k1, layout.offsets[comm.rank])
@@ -86,8 +301,8 @@ def getitem_basic(x: _array.Array, key: Any) -> _array.Array:
     counts = tuple(b - a for a, b in ranks)
     if parts[at].step > 0 or sum(c > 0 for c in counts) <= 1:  # type: ignore[union-attr]
         # In rank order already (a positive step, or at most one rank holds anything).
-        return _array.Array._new(piece, Layout(shape, out_axis, counts), comm, backend)
-    return _reversed_to_balanced(x, piece, ranks, shape, out_axis)
+        return _array.Array._new(piece, Layout(shape, out_axis, counts), comm, backend), False
+    return _reversed_to_balanced(x, piece, ranks, shape, out_axis), True
 
 
 def _getitem_owner(x: _array.Array, parts: list[Part], at: int, shape: tuple[int, ...]):
