@@ -7,6 +7,14 @@ Where the split axis survives, each rank transforms its own block and nothing mo
 Otherwise a reshape moves flat ranges of a split-0 array in one all-to-all of boxes of global
 index space (``exchange_boxes``); a squeeze of the split axis re-splits the array first.
 Nothing gathers a whole array (but a 0-d result's one element).
+
+NumPy returns views from all of these (``reshape`` where the array's strides allow it), so a
+write into the result reaches ``x`` at every rank count: a view of ``x``'s blocks shares their
+memory; a result that moved (or a reshape whose block had to be copied) writes itself back
+after each write (``_array.writes_back``). ``reshape`` asks the strides NumPy would give ``x``
+(``_indexing.basic.model_strides``) whether NumPy views or copies, and does the same at every
+rank count: a copy where NumPy copies (no write-back), else a view or a result that writes
+back. Writes into ``x`` after a moved result was made are not seen in it.
 """
 
 from __future__ import annotations
@@ -16,6 +24,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._array import Array, wrap_block
+from .._indexing.basic import (
+    c_strides,
+    model_strides,
+    note_strides,
+    noted_strides,
+    pass_on,
+    writes_back,
+    writes_through,
+)
 from .._layout import Layout
 from .._movement.collectives import all_ranks
 from .._movement.redistribute import exchange_boxes, gather_block, redistribute_block
@@ -24,14 +41,32 @@ from .._validation import check_array, check_ints, normalize_axes, normalize_axi
 __all__ = ["expand_dims", "moveaxis", "permute_dims", "reshape", "squeeze"]
 
 
+# -- views ------------------------------------------------------------------------------------
+def _view(out: Array, x: Array, strides: tuple[int, ...] | None) -> Array:
+    """``out``, a view of ``x``'s blocks with NumPy's ``strides`` (``None``: its block shows
+    them): writes into it are in ``x``'s blocks, and passed on where ``x`` writes back."""
+    note_strides(out, strides)
+    return writes_back(out, x, pass_on) if x._writeback is not None else out
+
+
+def _moved(out: Array, x: Array, strides: tuple[int, ...] | None, write: Any) -> Array:
+    """``out``, a copy of ``x``'s data where NumPy gives a view: each write into it is
+    followed by ``write(x, out, written)`` (see ``_indexing.basic.writes_back``)."""
+    note_strides(out, strides)
+    return writes_back(out, x, write) if out.size else out
+
+
 # -- permutations, new and squeezed axes --------------------------------------------------------
 def _permuted(x: Array, perm: tuple[int, ...]) -> Array:
-    """``x`` with its axes in the (validated, normalized) order ``perm``: local."""
+    """``x`` with its axes in the (validated, normalized) order ``perm``: local (a view)."""
     layout = x._layout
     split = None if layout.split is None else perm.index(layout.split)
     shape = tuple(x.shape[a] for a in perm)
     local = x._backend.xp.permute_dims(x._local, perm)
-    return wrap_block(local, Layout(shape, split, layout.counts), x)
+    strides = model_strides(x)
+    if strides is not None:
+        strides = tuple(strides[a] for a in perm)
+    return _view(wrap_block(local, Layout(shape, split, layout.counts), x), x, strides)
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
@@ -59,15 +94,19 @@ def expand_dims(x: Array, /, axis: int = 0) -> Array:
     if split is not None and split >= a:
         split += 1
     local = x._backend.xp.expand_dims(x._local, axis=a)
-    return wrap_block(local, Layout(shape, split, layout.counts), x)
+    strides = model_strides(x)
+    if strides is not None:  # the new axis's stride does not matter: a C-order one
+        strides = (*strides[:a], (strides[a] * x.shape[a]) if a < x.ndim else 1, *strides[a:])
+    return _view(wrap_block(local, Layout(shape, split, layout.counts), x), x, strides)
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """The standard's ``squeeze`` of axes of size 1.
 
-    Local unless the squeezed axes include the split axis (its one element then lives on one
-    rank): the array is first re-split along its largest remaining axis (one all-to-all that
-    moves only the owner's data), or, for a 0-d result, its one element is gathered.
+    Local (a view) unless the squeezed axes include the split axis (its one element then lives
+    on one rank): the array is first re-split along its largest remaining axis (one
+    all-to-all that moves only the owner's data), or, for a 0-d result, its one element is
+    gathered; that result writes itself back into ``x`` after each write.
     """
     check_array(x, "squeeze")
     if axis is None:
@@ -77,7 +116,8 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
         if x.shape[a] != 1:
             raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape})")
     block, layout = x._local, x._layout
-    if layout.split in axes:
+    moved = layout.split in axes
+    if moved:
         rest = [i for i in range(x.ndim) if i not in axes]
         if rest:
             target = Layout.balanced(x.shape, max(rest, key=lambda i: x.shape[i]), x._comm.size)
@@ -91,7 +131,15 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     if split is not None:
         split -= sum(a < split for a in axes)
     local = x._backend.xp.squeeze(block, axis=axes)
-    return wrap_block(local, Layout(shape, split, layout.counts), x)
+    out = wrap_block(local, Layout(shape, split, layout.counts), x)
+    strides = model_strides(x)
+    if strides is not None:
+        strides = tuple(s for i, s in enumerate(strides) if i not in axes)
+    if not moved:
+        return _view(out, x, strides)
+    note_strides(out, strides)
+    parts = [0 if i in axes else range(n) for i, n in enumerate(x.shape)]
+    return writes_through(out, x, parts, copied=True)
 
 
 def _axis_list(axes: Any, ndim: int, func: str, name: str) -> tuple[int, ...]:
@@ -164,23 +212,94 @@ def _local_layout(layout: Layout, new: tuple[int, ...], nranks: int) -> Layout |
     return None
 
 
-def _reshape_block(x: Array, block: Any, out: Layout, copy: bool | None) -> Array:
-    """Reshape each rank's block to its block of ``out`` (no data moves between ranks)."""
+def _nocopy_strides(old: tuple[int, ...], strides: tuple[int, ...], new: tuple[int, ...]):
+    """The strides of ``new`` viewing an array of shape ``old`` and ``strides`` (elements)
+    without a copy, or ``None`` when NumPy would copy it.
+
+    Axes of length 1 do not count. The remaining axes of ``old`` and of ``new`` fall into runs
+    of equal products; each run of ``old`` must be one stretch of memory (each axis's stride is
+    the next one's times its length), and its run of ``new`` takes C strides inside it. An
+    empty array is always viewed.
+    """
+    if 0 in old:
+        return c_strides(new)
+    dims = [(n, s) for n, s in zip(old, strides) if n != 1]
+    out = [1] * len(new)  # axes of length 1 left at the end: any stride
+    i = j = 0
+    while i < len(dims) and j < len(new):
+        i2, j2, po, pn = i + 1, j + 1, dims[i][0], new[j]
+        while po != pn:
+            if pn < po:
+                pn, j2 = pn * new[j2], j2 + 1
+            else:
+                po, i2 = po * dims[i2][0], i2 + 1
+        if any(dims[k][1] != dims[k + 1][0] * dims[k + 1][1] for k in range(i, i2 - 1)):
+            return None
+        out[j2 - 1] = dims[i2 - 1][1]
+        for k in range(j2 - 1, j, -1):
+            out[k - 1] = out[k] * new[k]
+        i, j = i2, j2
+    return tuple(out)
+
+
+def _numpy_view(x: Array, new: tuple[int, ...]) -> tuple[int, ...] | bool | None:
+    """How NumPy reshapes ``x`` into ``new``: a view with these strides, ``True`` for a view
+    in C order (nothing to note), ``False`` for a copy, or ``None`` where ``x``'s block
+    decides (it shows NumPy's strides itself)."""
+    strides = noted_strides(x)
+    if strides is None:  # not noted: in C order, or its block shows its strides
+        return True if x._layout.split is not None or x._backend.is_c_contiguous(x._local) else None
+    view = _nocopy_strides(x.shape, strides, new)
+    return False if view is None else view
+
+
+def _block_view(xp: Any, block: Any, shape: tuple[int, ...]) -> Any:
+    """``block`` viewed as ``shape``, or ``None`` where its strides need a copy."""
+    try:
+        return xp.reshape(block, shape, copy=False)
+    except (ValueError, AttributeError):  # CuPy (through array-api-compat): AttributeError
+        return None
+
+
+def _reshape_block(x: Array, out: Layout, copy: bool | None, view: Any) -> Array:
+    """Reshape each rank's block to its block of ``out`` (no data moves between ranks).
+
+    A copy where ``copy`` is True or NumPy copies (``view`` False: see ``_numpy_view``). Else
+    a view of the block; where this rank's block cannot be viewed so (its strides), a copy
+    that writes itself back into the block after each write, unless NumPy copies it too
+    (``view`` None). ``copy=False`` raises on every rank if any rank would copy.
+    """
     xp, comm = x._backend.xp, x._comm
     shape = out.local_shape(comm.rank)
-    if copy is not False:
-        return wrap_block(xp.reshape(block, shape, copy=copy), out, x)
-    try:
-        local, ok = xp.reshape(block, shape, copy=False), True
-    except (ValueError, AttributeError):  # CuPy (through array-api-compat): AttributeError
-        local, ok = None, False
-    ok = all_ranks(ok, comm)  # a view may exist on some ranks only (strides): agree first
-    if not ok:
+    if copy or view is False:
+        return wrap_block(xp.reshape(x._local, shape, copy=True), out, x)
+    local = _block_view(xp, x._local, shape)
+    if copy is False and not all_ranks(local is not None, comm):  # strides differ per rank
         raise ValueError(
             f"reshape: copy=False but a block of shape {x.lshape} cannot be "
             f"viewed as {shape} without a copy"
         )
-    return wrap_block(local, out, x)
+    strides = view if isinstance(view, tuple) else None
+    if local is not None:
+        return _view(wrap_block(local, out, x), x, strides)
+    result = wrap_block(xp.reshape(x._local, shape, copy=True), out, x)
+    if view is None:  # the block's own strides need a copy: so do NumPy's
+        return result
+    note_strides(result, strides)
+    return writes_back(result, x, _write_block)
+
+
+def _write_block(base: Array, view: Array, written: Any) -> None:
+    """Write back a reshape that had to copy this rank's block (no message), and pass the
+    write on where ``base`` writes itself back."""
+    base._local[...] = base._backend.xp.reshape(view._local, base._local.shape)
+    if base._writeback is not None:
+        base._writeback(base)
+
+
+def _write_reshaped(base: Array, view: Array, written: Any) -> None:
+    """Write back a reshape that moved data: the reverse move (``base[...] = ...``)."""
+    base[...] = reshape(view, base.shape, copy=True)
 
 
 def _range_moves(src: Sequence[tuple[int, int]], dst: Sequence[tuple[int, int]]):
@@ -220,32 +339,48 @@ def _move_flat(block: Any, src: Layout, dst: Layout, comm: Any, backend: Any) ->
 
 
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
-    """The standard's ``reshape``.
+    """The standard's ``reshape``, viewing or copying where NumPy does.
 
     Local when the split axis survives (``_local_layout``). Otherwise the array is moved to
     split 0 (one all-to-all, skipped if it already is) and flat ranges move to a balanced
     split-0 layout of the new shape (one all-to-all); a 0-d result gathers its one element.
-    ``copy=False`` raises when data must move between ranks; on a local reshape the ranks
-    agree with one small allreduce whether every block can be viewed (strides differ).
+    Where NumPy would give a view, the moved result writes itself back into ``x`` after each
+    write (the reverse move). ``copy=False`` raises where NumPy would copy and where data must
+    move between ranks; on a local reshape the ranks agree with one small allreduce whether
+    every block can be viewed (strides differ).
     """
     check_array(x, "reshape")
     if copy is not None and not isinstance(copy, bool):
         raise TypeError(f"reshape: copy must be None or a bool, got {copy!r}")
     new = _target_shape(shape, x.shape)
+    view = False if copy else _numpy_view(x, new)
+    if copy is False and view is False:
+        raise ValueError(
+            f"reshape: copy=False but NumPy cannot view this array of shape {x.shape} as {new} "
+            "without a copy (its elements are not evenly spaced in memory)"
+        )
     layout, comm = x._layout, x._comm
     if layout.split is None:
-        return _reshape_block(x, x._local, Layout.replicated(new), copy)
+        return _reshape_block(x, Layout.replicated(new), copy, view)
     if comm.size == 1:
-        return _reshape_block(x, x._local, Layout.balanced(new, 0 if new else None, 1), copy)
+        return _reshape_block(x, Layout.balanced(new, 0 if new else None, 1), copy, view)
     local = _local_layout(layout, new, comm.size)
     if local is not None:
-        return _reshape_block(x, x._local, local, copy)
+        return _reshape_block(x, local, copy, view)
     if copy is False:
         raise ValueError(
             f"reshape: copy=False but reshaping {x.shape} split along axis {layout.split} "
             f"into {new} moves data between ranks"
         )
-    backend, block = x._backend, x._local
+    out = _reshape_moved(x, new)
+    if view is False:
+        return out
+    return _moved(out, x, view if isinstance(view, tuple) else None, _write_reshaped)
+
+
+def _reshape_moved(x: Array, new: tuple[int, ...]) -> Array:
+    """``x`` (split, at more than one rank) reshaped to ``new`` by moving data (a copy)."""
+    layout, comm, backend, block = x._layout, x._comm, x._backend, x._local
     if not new:  # the one element of a size-1 array
         full = gather_block(block, layout, comm, backend)
         return wrap_block(backend.xp.reshape(full, ()), Layout.replicated(()), x)
@@ -254,6 +389,6 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         block, layout = redistribute_block(block, layout, target, comm, backend), target
         local = _local_layout(layout, new, comm.size)
         if local is not None:
-            return _reshape_block(x, block, local, None)
+            return wrap_block(backend.xp.reshape(block, local.local_shape(comm.rank)), local, x)
     out = Layout.balanced(new, 0, comm.size)
     return wrap_block(_move_flat(block, layout, out, comm, backend), out, x)
