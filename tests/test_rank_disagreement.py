@@ -14,6 +14,10 @@ import xdist
 
 several = pytest.mark.skipif(SIZE == 1, reason="one rank cannot disagree with itself")
 
+# An object array: NumPy's backend holds it with a dtype outside the standard; Torch cannot
+# hold it at all. Either way the same error on every rank.
+NONSTANDARD = "has a dtype that is not one of the standard's|is not an array of the torch backend"
+
 
 def _block(shape=(2, 3), dtype="float64"):
     return np.ones(shape, dtype=dtype)
@@ -29,7 +33,7 @@ def _block(shape=(2, 3), dtype="float64"):
         (lambda: np.float64(1.0), 0, "the block of rank 1 is 0-d: a 0-d block cannot be split"),
         (lambda: _block(), 1, r"disagree on the split: \[0, 1"),
         (lambda: _block(), None, r"disagree on the split: \[0, None"),
-        (lambda: np.array([object()]), 0, "the block of rank 1 has a dtype that is not one"),
+        (lambda: np.array([object()]), 0, f"the block of rank 1 ({NONSTANDARD})"),
         (lambda: _block((2, 4)), None, "disagree on the split"),
     ],
     ids=["dtype", "trailing-shape", "ndim", "0-d", "split", "split-none", "object", "both"],
@@ -63,7 +67,7 @@ def test_replicated_data_differ_found_by_checksum():
         (np.float64(1.0), 0, "is 0-d: a 0-d block cannot be split"),
         (_block(), 2, "has 2 dimensions: split=2 is not one of its axes"),
         (_block(), "0", "has 2 dimensions: split='0' is not one of its axes"),
-        (np.array([object()]), 0, "has a dtype that is not one of the standard's"),
+        (np.array([object()]), 0, f"({NONSTANDARD})"),
     ],
     ids=["0-d", "axis", "type", "dtype"],
 )
