@@ -169,3 +169,15 @@ def layout_pair_params(cases, second: int):
             for l2 in layouts(s2)[:second]:
                 name = f"{s1}.{s2}@{arg}-{layout_id(l1)}-{layout_id(l2)}"
                 yield pytest.param(s1, s2, arg, l1, l2, id=name)
+
+
+def assert_same_on_every_rank(*values) -> None:
+    """Each value (an xdist array or a Python number) is bitwise the same on every rank: each
+    rank's copy is stacked by ``from_local`` and gathered, and the rows compared."""
+    for value in values:
+        if isinstance(value, xdist.Array):
+            rows = xdist.from_local(value.local[None]).to_numpy()
+        else:
+            rows = xdist.from_local(np.asarray([value], np.float64)).to_numpy()
+        for r in range(1, rows.shape[0]):
+            np.testing.assert_array_equal(rows[r], rows[0], err_msg=f"rank {r} differs")

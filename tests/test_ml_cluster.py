@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import RANK, SIZE, distribute, uneven_counts
+from helpers import RANK, SIZE, assert_same_on_every_rank, distribute, uneven_counts
 from sklearn.cluster import KMeans as SKKMeans
 from sklearn.datasets import make_blobs
 
@@ -277,21 +277,6 @@ def test_finite_check_survives_an_overflowing_sum():
 # -- the same result at every rank count, on every rank ---------------------------------------
 
 
-def _every_rank(value) -> np.ndarray:
-    """Every rank's copy of a replicated result (an xdist array or a Python number), one row
-    per rank: each rank's block stacked by ``from_local`` and gathered."""
-    if isinstance(value, xdist.Array):
-        return xdist.from_local(value.local[None]).to_numpy()
-    return xdist.from_local(np.asarray([value], np.float64)).to_numpy()
-
-
-def _assert_same_on_every_rank(*values):
-    for value in values:
-        rows = _every_rank(value)
-        for r in range(1, rows.shape[0]):
-            np.testing.assert_array_equal(rows[r], rows[0], err_msg=f"rank {r} differs")
-
-
 def _samples_layouts(X, w):
     """(name, X, w) for X (and w) split along samples in balanced blocks, in uneven ones (an
     empty block at 3 ranks), replicated (``split=None``: every rank computes what one rank
@@ -366,7 +351,7 @@ def test_same_fit_at_every_rank_count(init, dtype, weighted):
     for name, x, ww in _samples_layouts(X, w):
         est = KMeans(4, init=init, n_init=3, random_state=5).fit(x, sample_weight=ww)
         if isinstance(x, xdist.Array):
-            _assert_same_on_every_rank(est.cluster_centers_, est.inertia_, est.n_iter_)
+            assert_same_on_every_rank(est.cluster_centers_, est.inertia_, est.n_iter_)
         got = (_np(est.cluster_centers_), _np(est.labels_), est.inertia_, est.n_iter_)
         if ref is None:
             ref = got
@@ -385,7 +370,7 @@ def test_unseeded_fits_agree_on_every_rank(state):
     rs = None if state == "none" else np.random.RandomState(1000 + RANK)
     for init in ("k-means++", "random"):
         est = KMeans(5, init=init, n_init=2, random_state=rs).fit(distribute(X, 0))
-        _assert_same_on_every_rank(est.cluster_centers_, est.inertia_, est.n_iter_)
+        assert_same_on_every_rank(est.cluster_centers_, est.inertia_, est.n_iter_)
 
 
 def test_random_init_without_enough_weighted_samples_raises():

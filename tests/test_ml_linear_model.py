@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import RANK, SIZE, distribute, uneven_counts
+from helpers import RANK, SIZE, assert_same_on_every_rank, distribute, uneven_counts
 from sklearn.datasets import make_regression
 from sklearn.linear_model import Lasso as SKLasso
 
@@ -180,21 +180,6 @@ def test_non_finite_input_raises(fit_intercept, weighted):
 # -- the same coef_ at every rank count, on every rank ----------------------------------------
 
 
-def _every_rank(value) -> np.ndarray:
-    """Every rank's copy of a replicated result (an xdist array or a Python number), one row
-    per rank: each rank's block stacked by ``from_local`` and gathered."""
-    if isinstance(value, xdist.Array):
-        return xdist.from_local(value.local[None]).to_numpy()
-    return xdist.from_local(np.asarray([value], np.float64)).to_numpy()
-
-
-def _assert_same_on_every_rank(*values):
-    for value in values:
-        rows = _every_rank(value)
-        for r in range(1, rows.shape[0]):
-            np.testing.assert_array_equal(rows[r], rows[0], err_msg=f"rank {r} differs")
-
-
 @pytest.mark.parametrize("precompute", [False, True])
 @pytest.mark.parametrize("selection", ["cyclic", "random"])
 def test_same_coef_at_every_rank_count(selection, precompute):
@@ -214,7 +199,7 @@ def test_same_coef_at_every_rank_count(selection, precompute):
     for x, yy in inputs:
         est = Lasso(**kw).fit(x, yy)
         if isinstance(x, xdist.Array):
-            _assert_same_on_every_rank(est.coef_, est.intercept_, est.n_iter_, est.dual_gap_)
+            assert_same_on_every_rank(est.coef_, est.intercept_, est.n_iter_, est.dual_gap_)
         np.testing.assert_allclose(_np(est.coef_), ref.coef_, rtol=1e-10, atol=1e-12 * scale)
         assert float(est.intercept_) == pytest.approx(float(ref.intercept_), rel=1e-10)
         assert est.n_iter_ == ref.n_iter_
@@ -231,7 +216,7 @@ def test_unseeded_random_selection_agrees_on_every_rank(state, precompute):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # three sweeps do not converge
         est.set_params(precompute=precompute).fit(distribute(X, 0), distribute(y, 0))
-    _assert_same_on_every_rank(est.coef_, est.intercept_, est.dual_gap_)
+    assert_same_on_every_rank(est.coef_, est.intercept_, est.dual_gap_)
 
 
 @pytest.mark.parametrize("precompute", [False, True])

@@ -11,8 +11,8 @@ from scipy.special import _support_alternative_backends as alt
 from scipy.special import _ufuncs
 
 import xdist
-from xdist.special._functions import ALIASES, UFUNCS
 from xdist.backends.torch import SPECIAL_FUNCTIONS as _TORCH
+from xdist.special._functions import ALIASES, UFUNCS
 
 SHAPE = (7, 5)
 EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5]
