@@ -117,6 +117,9 @@ def main() -> int:
     base_env.setdefault("PYTHONHASHSEED", "0")
     # Replicated data given to the constructors is compared across ranks (a checksum).
     base_env.setdefault("XDIST_CHECK_REPLICATED", "1")
+    # A rank waiting past this in one collective is named (before the 120 s test watchdog
+    # kills a hang); 3 ranks on 2 busy cores can wait a minute without anything wrong.
+    base_env.setdefault("XDIST_COLLECTIVE_TIMEOUT", "100")
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]
     results = []
     total: dict[str, int] = {}

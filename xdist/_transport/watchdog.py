@@ -80,9 +80,9 @@ class Guard:
         self._gather = gather  # allgather of a small int64 array, without entering the guard
         self._abort = abort
         self._owner = threading.get_ident()
-        self._seq = 0
-        self._name = ""
-        self._since = 0.0
+        # (number, name, start) of the latest collective entered: one attribute, stored at
+        # once, so the watchdog thread never reads a new number with an old start time.
+        self._entry: tuple[int, str, float] = (0, "", 0.0)
         self._thread = threading.main_thread().ident
         self._watching = False
 
@@ -97,9 +97,7 @@ class Guard:
                 "process, in the same order on every rank. Call xdist from one thread (for "
                 "scikit-learn, n_jobs=None or 1; for joblib, the 'sequential' or 'loky' backend)"
             )
-        self._seq += 1
-        self._name = name
-        self._since = time.monotonic()
+        self._entry = (self._entry[0] + 1, name, time.monotonic())
         self._thread = ident
         config = get_config()
         if config.collective_timeout and not self._watching and self.size > 1:
@@ -144,13 +142,13 @@ class Guard:
             time.sleep(min(max(timeout / 10, 0.05), 1.0) if timeout else 1.0)
             if not timeout:
                 continue
-            seq, name, since = self._seq, self._name, self._since
+            seq, name, since = self._entry
             if seq == reported or time.monotonic() - since < timeout:
                 continue
             frame = sys._current_frames().get(self._thread)
             if frame is None or not frame.f_code.co_filename.startswith(_THIS_FILE_PREFIX):
                 continue  # the collective has completed: the thread is elsewhere
-            if seq != self._seq:
+            if seq != self._entry[0]:
                 continue
             reported = seq
             self._report(name, time.monotonic() - since, frame)
