@@ -80,11 +80,6 @@ class Guard:
         self._gather = gather  # allgather of a small int64 array, without entering the guard
         self._abort = abort
         self._owner = threading.get_ident()
-        # (number, name, start) of the latest collective entered: one attribute, stored at
-        # once, so the watchdog thread never reads a new number with an old start time.
-        self._entry: tuple[int, str, float] = (0, "", 0.0)
-        self._thread = threading.main_thread().ident
-        self._watching = False
 
     def enter(self, name: str, *sizes: int) -> None:
         """Called first by every collective of the communicator."""
@@ -97,11 +92,10 @@ class Guard:
                 "process, in the same order on every rank. Call xdist from one thread (for "
                 "scikit-learn, n_jobs=None or 1; for joblib, the 'sequential' or 'loky' backend)"
             )
-        self._entry = (self._entry[0] + 1, name, time.monotonic())
-        self._thread = ident
+        _LATEST[0] = (_LATEST[0][0] + 1, name, time.monotonic(), ident, self)
         config = get_config()
-        if config.collective_timeout and not self._watching and self.size > 1:
-            self._start_watchdog()
+        if config.collective_timeout and not _WATCHING[0] and self.size > 1:
+            _start_watchdog()
         if config.debug_collectives and self.size > 1:
             self._check_same(name, sizes)
 
@@ -129,30 +123,6 @@ class Guard:
             "make the same calls on arrays of the same global shapes, in the same order"
         )
 
-    # -- the watchdog -----------------------------------------------------------------------------
-    def _start_watchdog(self) -> None:
-        self._watching = True
-        thread = threading.Thread(target=self._watch, name="xdist-watchdog", daemon=True)
-        thread.start()
-
-    def _watch(self) -> None:
-        reported = 0
-        while True:
-            timeout = get_config().collective_timeout
-            time.sleep(min(max(timeout / 10, 0.05), 1.0) if timeout else 1.0)
-            if not timeout:
-                continue
-            seq, name, since = self._entry
-            if seq == reported or time.monotonic() - since < timeout:
-                continue
-            frame = sys._current_frames().get(self._thread)
-            if frame is None or not frame.f_code.co_filename.startswith(_THIS_FILE_PREFIX):
-                continue  # the collective has completed: the thread is elsewhere
-            if seq != self._entry[0]:
-                continue
-            reported = seq
-            self._report(name, time.monotonic() - since, frame)
-
     def _report(self, name: str, waited: float, frame: FrameType) -> None:
         abort = get_config().collective_timeout_abort
         text = (
@@ -170,6 +140,38 @@ class Guard:
         os.write(2, text.encode(errors="replace"))
         if abort:
             self._abort(3)
+
+
+# The latest collective entered in this process, over every communicator: (number, name,
+# start, thread, guard), one tuple stored at once, so that the watchdog never pairs a new
+# number with an old start, nor one communicator's old collective with another's call.
+_LATEST: list = [(0, "", 0.0, None, None)]
+_WATCHING = [False]
+
+
+def _start_watchdog() -> None:
+    _WATCHING[0] = True
+    threading.Thread(target=_watch, name="xdist-watchdog", daemon=True).start()
+
+
+def _watch() -> None:
+    """The watchdog thread: one per process, whatever the number of communicators."""
+    reported = 0
+    while True:
+        timeout = get_config().collective_timeout
+        time.sleep(min(max(timeout / 10, 0.05), 1.0) if timeout else 1.0)
+        if not timeout:
+            continue
+        seq, name, since, thread, guard = _LATEST[0]
+        if seq == reported or time.monotonic() - since < timeout:
+            continue
+        frame = sys._current_frames().get(thread)
+        if frame is None or not frame.f_code.co_filename.startswith(_THIS_FILE_PREFIX):
+            continue  # the collective has completed: the thread is elsewhere
+        if seq != _LATEST[0][0]:
+            continue
+        reported = seq
+        guard._report(name, time.monotonic() - since, frame)
 
 
 # The collectives' names, to print another rank's collective in a mismatch report.
