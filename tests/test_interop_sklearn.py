@@ -12,16 +12,19 @@ import numpy as np
 import pytest
 import sklearn
 from helpers import DEFAULTS, SIZE
-from interop import COUNTS, N, assert_close, data, host, no_gather, split_rows
+from interop import COUNTS, GATHER_LIMIT, N, assert_close, data, host, no_gather, split_rows
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import Ridge
 from sklearn.metrics import (
     accuracy_score,
+    calinski_harabasz_score,
+    davies_bouldin_score,
     f1_score,
     mean_squared_error,
     median_absolute_error,
     pairwise_distances,
+    pairwise_kernels,
     r2_score,
 )
 from sklearn.mixture import GaussianMixture
@@ -140,6 +143,15 @@ def test_metrics(counts):
         assert got == pytest.approx(ref, rel=1e-6 if single else 1e-12)
 
 
+def test_cluster_metrics(counts):
+    """Calinski-Harabasz and Davies-Bouldin scores: per-cluster means and dispersions of split
+    samples (the cluster metrics of scikit-learn's array-API tests)."""
+    X, _, labels = data()
+    for metric in (calinski_harabasz_score, davies_bouldin_score):
+        ref, got = both(metric, counts, X, labels)
+        assert float(got) == pytest.approx(ref, rel=1e-10)
+
+
 def test_pairwise_distances(counts):
     # ||x||^2 - 2 x.y + ||y||^2 cancels to rounding at x == y, and the square root amplifies
     # it to ~sqrt(eps) * |x|: the libraries' matmuls differ there, hence atol
@@ -149,6 +161,37 @@ def test_pairwise_distances(counts):
     ref, got = both(lambda X: pairwise_distances(X), counts, X)  # N x N, split along rows
     assert isinstance(got, xdist.Array) and got.split == 0
     assert_close(got, ref, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "func, metric, kwds",
+    [
+        (pairwise_distances, "euclidean", {}),
+        (pairwise_distances, "manhattan", {}),
+        (pairwise_kernels, "polynomial", {"degree": 1}),
+        (pairwise_kernels, "rbf", {"gamma": 0.1}),
+        (pairwise_kernels, "laplacian", {"gamma": 0.1}),
+    ],
+)
+def test_pairwise_metrics_and_kernels(counts, func, metric, kwds):
+    """The distances and kernels of scikit-learn's ``test_pairwise_parallel_array_api``, of
+    split samples against a few of them (split too) and against themselves. That test's
+    ``n_jobs=2`` runs xdist in joblib threads, which xdist refuses at several ranks
+    (tests/test_watchdog.py); here scikit-learn computes in the calling thread.
+
+    scikit-learn's manhattan distances (laplacian kernel too) write each block of results
+    into an ``xp.empty`` output, replicated by default: the ``N x 9`` result is gathered
+    there (docs/interop.md), and ``N x N`` would broadcast ``Y`` whole, so only ``N x 9``."""
+    X = data()[0]
+    writes_replicated = metric in ("manhattan", "laplacian")
+    with no_gather(X.shape[0] * 9 if writes_replicated else GATHER_LIMIT):
+        ref, got = both(lambda X: func(X, X[:9], metric=metric, **kwds), counts, X)
+    assert isinstance(got, xdist.Array) and got.split == (None if writes_replicated else 0)
+    assert_close(got, ref, rtol=1e-9, atol=1e-6)
+    if not writes_replicated:
+        ref, got = both(lambda X: func(X, metric=metric, **kwds), counts, X)
+        assert isinstance(got, xdist.Array) and got.split == 0
+        assert_close(got, ref, rtol=1e-9, atol=1e-6)
 
 
 def test_train_test_split(counts):
