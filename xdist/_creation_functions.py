@@ -435,7 +435,8 @@ def triu(x, /, *, k=0, split=DEFAULT, comm=None) -> _array.Array:
 
 # -- from existing data -------------------------------------------------------------------------
 def _is_python_data(obj: Any) -> builtins.bool:
-    return isinstance(obj, (*_SCALARS, list, tuple))
+    # NumPy's float64 and complex128 scalars subclass float and complex, but carry a dtype
+    return isinstance(obj, (*_SCALARS, list, tuple)) and not isinstance(obj, np.generic)
 
 
 def _host_data(obj: Any, copy: Any, func: str, dtype: np.dtype | None = None) -> np.ndarray:
