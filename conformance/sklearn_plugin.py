@@ -6,14 +6,16 @@ the module. As a pytest plugin (``-p sklearn_plugin`` with ``conformance/`` on
 ``PYTHONPATH``) this file:
 
 - answers ``_array_api_for_tests("array_api_strict", ...)`` with ``xdist`` and the device
-  ``None`` (xdist's default device; strict's ``CPU_DEVICE``/``device1`` have no counterpart),
-  so the ``array_api_strict`` cases (``float64`` and ``float32``) run on xdist;
+  ``None``, and gives the ``array_api_strict`` cases of both parametrizations the device
+  ``None`` (xdist's default: strict's ``CPU_DEVICE``/``device1`` have no counterpart, and
+  some checks pass the name to the namespace themselves); float64 and float32 stay;
 - splits the tests' inputs along samples: ``xdist.asarray`` of host data called from
   scikit-learn's test code (a ``...tests...`` module or ``sklearn.utils.estimator_checks``)
   gives ``split=0`` for arrays of ``--xdist-split`` dimensions (``2d``, the default: 2 or
-  more, the data matrices; ``all``: 1 or more, targets and weights too; ``none``). Arrays
-  scikit-learn makes inside the estimators keep xdist's default layout, as for a user who
-  passes ``xp.asarray(X, split=0)``;
+  more, the data matrices; ``all``: 1 or more, targets and weights too; ``none``), after
+  checking that the input is the same on every rank. Arrays scikit-learn makes inside the
+  estimators keep xdist's default layout, as for a user who passes ``xp.asarray(X, split=0)``;
+- seeds NumPy's and Python's global generators from the test's id, on every rank alike;
 - under mpiexec: only rank 0 prints; after each test the ranks compare their outcomes (one
   allgather on a communicator of its own) and a test that failed on any rank counts as
   failed, with that rank's message; a watchdog ends the job when one test runs past
@@ -46,6 +48,19 @@ _STRICT = "array_api_strict"
 _MIN_NDIM = {"2d": 2, "all": 1, "none": None}
 _WORST = ["crashed", "missing", "error", "failed", "passed", "xfailed", "xpassed", "skipped"]
 _BAD = _WORST[:4]
+
+
+class _State:
+    """What the plugin keeps for the session (one process per rank)."""
+
+    comm = None  # a duplicate of COMM_WORLD: outcomes never match a collective of a test
+    rank, size = 0, 1
+    log: str | None = None
+    timeout = 300.0
+    outcomes: dict[str, tuple[str, str]] = {}  # nodeid -> (outcome, message) on this rank
+    stood_in = 0  # calls of _array_api_for_tests answered with xdist
+    split_inputs = 0  # test inputs split along samples
+    replacements: dict = {}  # name -> (scikit-learn's function, ours)
 
 
 # ---------------------------------------------------------------- the namespace under test
@@ -154,17 +169,6 @@ def _install_namespace(min_ndim: int | None) -> None:
 # ------------------------------------------------------------------ ranks kept in step
 
 
-class _State:
-    comm = None  # a duplicate of COMM_WORLD: outcomes never match a collective of a test
-    rank, size = 0, 1
-    log: str | None = None
-    timeout = 600.0
-    outcomes: dict[str, tuple[str, str]] = {}  # nodeid -> (outcome, message) on this rank
-    stood_in = 0  # calls of _array_api_for_tests answered with xdist
-    split_inputs = 0  # test inputs split along samples
-    replacements: dict = {}  # name -> (scikit-learn's function, ours)
-
-
 def _write(text: str) -> None:
     os.write(2, text.encode(errors="replace"))  # one write: mpiexec forwards it whole
 
@@ -215,7 +219,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
 
     terminalreporter.write_line(
         f"xdist ({os.path.dirname(xdist.__file__)}; {xdist.default_comm().size} rank(s), "
-        f"backend {xdist.zeros(1).backend.name}) "
+        f"backend {xdist.zeros(1).backend.name}, default split "
+        f"{xdist.get_config().default_split}) "
         f"stood in for {_STRICT} {_State.stood_in} times; "
         f"{_State.split_inputs} test inputs were split along samples"
     )

@@ -31,6 +31,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
+from sklearn.utils.stats import _weighted_percentile
 
 import xdist
 
@@ -141,6 +142,21 @@ def test_metrics(counts):
         # accuracy of integer labels is computed in the default float dtype (float32 on Torch)
         single = a.dtype.kind == "i" and DEFAULTS["real floating"] == np.float32
         assert got == pytest.approx(ref, rel=1e-6 if single else 1e-12)
+
+
+def test_weighted_percentile(counts):
+    """scikit-learn's ``_weighted_percentile`` (weighted medians and quantiles of its metrics
+    and losses) along split samples, and of a NumPy scalar: a NumPy ``float64`` scalar is a
+    Python ``float`` too, but keeps its dtype (it took the backend's default, float32 under
+    Torch)."""
+    X, y, _ = data()
+    weights = np.abs(np.sin(np.arange(N))) + 0.1
+    for a, q in [(y, 50), (X, [25, 75])]:
+        ref, got = both(lambda a, w, q=q: _weighted_percentile(a, w, q), counts, a, weights)
+        assert_close(got, ref)
+    with sklearn.config_context(array_api_dispatch=True):
+        got = _weighted_percentile(xdist.asarray(np.float64(42)), xdist.asarray(np.int32(1)), 50)
+    assert got.dtype == xdist.float64 and float(got) == 42.0
 
 
 def test_cluster_metrics(counts):
