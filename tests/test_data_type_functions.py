@@ -98,7 +98,7 @@ def test_result_type_many():
     "args,exc",
     [
         ((), ValueError),
-        ((1, 2.0), ValueError),
+        ((1, 2.0), TypeError),
         (("x",), TypeError),
         ((None,), TypeError),
         ((np.dtype("float16"),), TypeError),

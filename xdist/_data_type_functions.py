@@ -85,7 +85,10 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
         else:
             dtypes.append(_dtype_of(arg, "result_type", "arrays_and_dtypes"))
     if not dtypes:
-        raise ValueError("result_type: at least one argument must be an array or a dtype")
+        # Nothing at all is NumPy's ValueError; Python scalars alone are arguments of the
+        # wrong type (TypeError: xarray asks with a lone scalar and catches TypeError).
+        exc = TypeError if scalars else ValueError
+        raise exc("result_type: at least one argument must be an array or a dtype")
     out = np.result_type(*dtypes, *scalars)
     if out not in ALL_DTYPES:  # not reachable with standard dtypes; guards NumPy changes
         raise TypeError(f"result_type: {arrays_and_dtypes} promote to {out}, not a standard dtype")
