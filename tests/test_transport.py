@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from fake_device import FakeGPUBackend, device_buffer
-from helpers import _COMMS, RANK, comm_params
+from helpers import _COMMS, RANK, comm_params, distribute
 
 import xdist
 from xdist._transport.comm import ReduceOp, SelfComm
@@ -162,6 +164,91 @@ def test_counting_hook_counts_logical_calls(comm):
             comm.allreduce(np.ones(10), "sum")
             comm.allgatherv(np.ones(3), [3] * comm.size)
     assert counts == {"allreduce": 1, "allgatherv": 1}
+
+
+@comm_params
+def test_counting_hook_counts_bytes_and_messages(comm):
+    """Each rank's payload for other ranks and how many ranks it is addressed to, exactly, for
+    every collective (``CollectiveCounts``); chunking does not change them."""
+    size, me = comm.size, comm.rank
+    many = size > 1
+    with xdist.config_context(max_message_elements=3), xdist.count_collectives() as counts:
+        comm.allreduce(np.ones(10), "sum")  # 80 bytes to p - 1 ranks
+        comm.allreduce(np.ones(0), "sum")  # nothing
+        comm.exscan(np.ones(4, np.int64), "sum")  # 32 bytes to the ranks after this one
+        comm.bcast(np.zeros(5, np.float32), size - 1)  # 20 bytes from the last rank
+        comm.allgather_ints([me, 1, 2])  # 24 bytes
+        comm.allgatherv(np.ones(me, np.int16), list(range(size)))  # 2 * me bytes
+        comm.alltoall_ints([7] * (2 * size))  # 16 bytes for each other rank
+        # rank r sends q + 1 complex64 (8 bytes each) to rank q; its own part stays
+        sendcounts = [q + 1 if q != (me + 1) % size else 0 for q in range(size)]
+        recvcounts = [me + 1 if (s + 1) % size != me else 0 for s in range(size)]
+        comm.alltoallv(np.zeros(sum(sendcounts), np.complex64), sendcounts, recvcounts)
+        comm.sendrecv(np.zeros(6, np.uint8), (me + 1) % size, 6, (me - 1) % size)
+    assert counts == {
+        "allreduce": 2,
+        "exscan": 1,
+        "bcast": 1,
+        "allgather": 1,
+        "allgatherv": 1,
+        "alltoall": 1,
+        "alltoallv": 1,
+        "sendrecv": 1,
+    }
+    to_others = [q for q in range(size) if q != me and sendcounts[q]]
+    assert counts.bytes == Counter(
+        {  # a Counter compares missing keys as zeros
+            "allreduce": 80 * many,
+            "exscan": 32 * (me < size - 1),
+            "bcast": 20 * (many and me == size - 1),
+            "allgather": 24 * many,
+            "allgatherv": 2 * me,
+            "alltoall": 16 * (size - 1),
+            "alltoallv": 8 * sum(sendcounts[q] for q in to_others),
+            "sendrecv": 6 * many,
+        }
+    )
+    assert counts.messages == Counter(
+        {
+            "allreduce": size - 1,
+            "exscan": size - 1 - me,
+            "bcast": (size - 1) * (me == size - 1),
+            "allgather": size - 1,
+            "allgatherv": (size - 1) * (me > 0),
+            "alltoall": size - 1,
+            "alltoallv": len(to_others),
+            "sendrecv": int(many),
+        }
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_counted_bytes_of_array_operations(dtype):
+    """A sum over the split axis is one allreduce of the result's bytes; resplit from rows to
+    columns is one alltoallv of every element this rank holds outside its new block."""
+    require = np.dtype(dtype)
+    comm = xdist.default_comm()
+    size, me = comm.size, comm.rank
+    g = np.arange(7 * 5, dtype=require).reshape(7, 5)
+    x = distribute(g, split=0)
+    with xdist.count_collectives() as counts:
+        s = xdist.sum(x, axis=0)
+    np.testing.assert_array_equal(s.to_numpy(), g.sum(axis=0))
+    partial = s.dtype.itemsize * 5  # the partial sum of 5 columns in the result's dtype
+    assert counts == ({"allreduce": 1} if size > 1 else {})  # one rank: nothing to combine
+    assert counts.bytes == Counter({"allreduce": partial * (size > 1)})
+    assert counts.messages == Counter({"allreduce": size - 1})
+
+    with xdist.count_collectives() as counts:
+        y = xdist.resplit(x, 1)
+    np.testing.assert_array_equal(y.to_numpy(), g)
+    rows = x.layout.local_range(me)
+    cols = [y.layout.local_range(q) for q in range(size)]
+    kept = (rows[1] - rows[0]) * (cols[me][1] - cols[me][0])
+    assert counts == ({"alltoallv": 1} if size > 1 else {})
+    assert counts.bytes["alltoallv"] == (x.local.shape[0] * 5 - kept) * require.itemsize
+    peers = sum(1 for q in range(size) if q != me and rows[1] > rows[0] and cols[q][1] > cols[q][0])
+    assert counts.messages["alltoallv"] == peers
 
 
 def test_bad_op_raises_before_communicating():

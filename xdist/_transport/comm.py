@@ -26,6 +26,7 @@ __all__ = [
     "SelfComm",
     "ReduceOp",
     "BUILTIN_OPS",
+    "CollectiveCounts",
     "count_collectives",
     "reduce_local",
 ]
@@ -78,38 +79,71 @@ def check_op(op: str | ReduceOp) -> None:
         )
 
 
-class _CollectiveCounter:
-    """Counts collective calls by name, for tests (DTensor's CommDebugMode idea)."""
+class CollectiveCounts(Counter):
+    """What ``count_collectives`` yields: a ``Counter`` of logical collective calls by name,
+    with two more counters by name for this rank's traffic:
+
+    - ``bytes``: the payload this rank contributes for other ranks (counted once, whatever
+      the collective's algorithm fans it out to): ``allreduce``, ``exscan`` its buffer
+      (``exscan``: not on the last rank, whose buffer reaches nobody); ``bcast`` its buffer
+      on the root, nothing elsewhere; ``allgather``, ``allgatherv`` its own part;
+      ``alltoall``, ``alltoallv`` the parts for the other ranks (its own part stays);
+      ``sendrecv`` its buffer when the destination is another rank;
+    - ``messages``: how many other ranks that payload is addressed to (``allreduce``,
+      ``allgather(v)``, ``bcast`` from the root: p - 1; ``exscan``: the ranks after this one;
+      ``alltoall(v)``: the other ranks with a nonempty part; ``sendrecv``: 1 to another rank).
+
+    A one-rank communicator sends nothing: zero bytes and messages. Array data is counted in
+    its dtype's bytes (a dtype sent as raw bytes counts the same).
+    """
 
     def __init__(self) -> None:
-        self._active: list[Counter[str]] = []
+        super().__init__()
+        self.bytes: Counter[str] = Counter()
+        self.messages: Counter[str] = Counter()
+
+
+class _CollectiveCounter:
+    """Counts collective calls by name, and the traffic of each, for tests (DTensor's
+    CommDebugMode idea). ``active`` is falsy when nobody counts, so a collective pays one
+    truth test and computes no sizes."""
+
+    def __init__(self) -> None:
+        self.active: list[CollectiveCounts] = []
 
     def record(self, name: str) -> None:
-        for counts in self._active:
+        for counts in self.active:
             counts[name] += 1
 
+    def traffic(self, name: str, nbytes: int, messages: int) -> None:
+        """Add this rank's payload for other ranks (``CollectiveCounts``) to every counter."""
+        for counts in self.active:
+            counts.bytes[name] += int(nbytes)
+            counts.messages[name] += int(messages)
+
     @contextmanager
-    def counting(self) -> Iterator[Counter[str]]:
-        counts: Counter[str] = Counter()
-        self._active.append(counts)
+    def counting(self) -> Iterator[CollectiveCounts]:
+        counts = CollectiveCounts()
+        self.active.append(counts)
         try:
             yield counts
         finally:
-            self._active.remove(counts)
+            self.active.remove(counts)
 
 
 _counter = _CollectiveCounter()
 
 
 def count_collectives() -> contextmanager:  # type: ignore[valid-type]
-    """Context manager yielding a ``Counter`` of collective calls made inside it, by name.
+    """Context manager yielding a ``CollectiveCounts`` (a ``Counter`` of collective calls
+    made inside it, by name; ``.bytes`` and ``.messages`` by name for this rank's traffic).
 
     Every communicator (one-process or MPI) reports to it, one count per logical call
     however many chunks the call was cut into::
 
         with xdist.count_collectives() as counts:
-            y = x + x
-        assert sum(counts.values()) == 0
+            y = x.sum(axis=0)            # x split along axis 0, 8 float64 columns
+        assert counts == {"allreduce": 1} and counts.bytes["allreduce"] == 64  # at p > 1
     """
     return _counter.counting()
 

@@ -32,6 +32,7 @@ from .comm import (
     ReduceOp,
     _check_counts,
     _check_root,
+    _counter,
     buffer_size,
     check_op,
     exscan_identity,
@@ -132,6 +133,19 @@ def _reduction(op: str | ReduceOp, dtype: np.dtype):
     return _BUILTIN[op], None
 
 
+def _nbytes(buf: np.ndarray | DeviceBuffer, elements: int | None = None) -> int:
+    """Bytes of ``elements`` elements of ``buf``'s dtype (all of ``buf`` by default)."""
+    n = buffer_size(buf) if elements is None else elements
+    return n * np.dtype(buf.dtype).itemsize
+
+
+def _others(counts: Sequence[int], me: int) -> tuple[int, int]:
+    """Elements for other ranks in per-rank ``counts``, and how many of them are nonempty."""
+    total = sum(counts) - counts[me]
+    nonempty = sum(1 for q, c in enumerate(counts) if c and q != me)
+    return total, nonempty
+
+
 def _chunks(n: int, limit: int):
     for start in range(0, n, limit):
         yield start, min(start + limit, n)
@@ -230,6 +244,8 @@ class MPIComm:
     def bcast(self, buf: np.ndarray, root: int) -> np.ndarray:
         _check_root(root, self.size)
         self._guard.enter("bcast", buffer_size(buf), root)
+        if _counter.active and self.rank == root and self.size > 1 and buffer_size(buf):
+            _counter.traffic("bcast", _nbytes(buf), self.size - 1)
         flat, mpitype, scale = _typed(buf)
         limit = get_config().max_message_elements
         for lo, hi in _chunks(buffer_size(buf) * scale, limit):
@@ -243,6 +259,8 @@ class MPIComm:
         if isinstance(buf, DeviceBuffer):  # reductions run NumPy ops on the host: stage
             return _restage(buf, self.allreduce(buf.backend.to_host(buf.data), op))
         self._guard.enter("allreduce", buffer_size(buf))
+        if _counter.active and self.size > 1 and buffer_size(buf):
+            _counter.traffic("allreduce", _nbytes(buf), self.size - 1)
         if self.size == 1:  # the hot path of reductions at one rank: no MPI call
             return np.array(buf, copy=True)
         send = _contiguous(buf)
@@ -270,6 +288,8 @@ class MPIComm:
         if isinstance(buf, DeviceBuffer):
             return _restage(buf, self.exscan(buf.backend.to_host(buf.data), op))
         self._guard.enter("exscan", buffer_size(buf))
+        if _counter.active and self.rank < self.size - 1 and buffer_size(buf):
+            _counter.traffic("exscan", _nbytes(buf), self.size - 1 - self.rank)
         out = exscan_identity(_contiguous(buf), op)  # rank 0 keeps the identity
         send = _contiguous(buf).reshape(-1)
         mpitype = _mpi_type(send.dtype)
@@ -287,6 +307,8 @@ class MPIComm:
     def allgather_ints(self, values: Sequence[int]) -> np.ndarray:
         self._guard.enter("allgather", len(values))
         send = np.asarray(values, dtype=np.int64).reshape(-1)
+        if _counter.active and self.size > 1 and send.size:
+            _counter.traffic("allgather", send.nbytes, self.size - 1)
         out = np.empty((self.size, send.size), dtype=np.int64)
         self._comm.Allgather(send, out)
         return out
@@ -298,6 +320,8 @@ class MPIComm:
                 f"alltoall_ints: {send.size} values do not split into {self.size} equal parts"
             )
         self._guard.enter("alltoall", send.size)
+        if _counter.active and self.size > 1 and send.size:
+            _counter.traffic("alltoall", send.nbytes // self.size * (self.size - 1), self.size - 1)
         out = np.empty((self.size, send.size // self.size), dtype=np.int64)
         # m ints per rank: metadata, far below max_message_elements, so one call suffices.
         self._comm.Alltoall(send, out)
@@ -312,6 +336,8 @@ class MPIComm:
                 f"{counts[self.rank]}"
             )
         self._guard.enter("allgatherv", sum(counts))
+        if _counter.active and self.size > 1 and counts[self.rank]:
+            _counter.traffic("allgatherv", _nbytes(buf), self.size - 1)
         flat, mpitype, scale = _typed(buf)
         out, oflat = _empty(buf, sum(counts), scale)
         scounts = [c * scale for c in counts]
@@ -340,6 +366,9 @@ class MPIComm:
         if len(recvcounts) != self.size:
             raise ValueError(f"alltoallv: expected {self.size} recvcounts, got {len(recvcounts)}")
         self._guard.enter("alltoallv")
+        if _counter.active:
+            elements, peers = _others(sendcounts, self.rank)
+            _counter.traffic("alltoallv", _nbytes(buf, elements), peers)
         flat, mpitype, scale = _typed(buf)
         out, oflat = _empty(buf, sum(recvcounts), scale)
         sc = [c * scale for c in sendcounts]
@@ -348,8 +377,9 @@ class MPIComm:
         rd = np.concatenate([[0], np.cumsum(rc)[:-1]]).astype(np.int64)
         limit = get_config().max_message_elements
         # Every rank must take the same path: agree on the largest total on any rank.
-        local_max = max(sum(sc), sum(rc))
-        if self._comm.allreduce(local_max, op=MPI.MAX) <= limit:
+        local_max = np.array([max(sum(sc), sum(rc))], dtype=np.int64)
+        self._comm.Allreduce(MPI.IN_PLACE, local_max, MPI.MAX)  # a buffer, not a pickle
+        if int(local_max[0]) <= limit:
             self._comm.Alltoallv(
                 [flat, sc, sd.tolist(), mpitype], [oflat, rc, rd.tolist(), mpitype]
             )
@@ -372,6 +402,8 @@ class MPIComm:
         _check_root(dest, self.size)
         _check_root(source, self.size)
         self._guard.enter("sendrecv")
+        if _counter.active and dest != self.rank and buffer_size(buf):
+            _counter.traffic("sendrecv", _nbytes(buf), 1)
         flat, mpitype, scale = _typed(buf)
         out, oflat = _empty(buf, recvcount, scale)
         self._chunked_sendrecv(flat, dest, oflat, source, mpitype)
