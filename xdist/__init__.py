@@ -41,6 +41,7 @@ from ._linear_algebra_functions import *  # noqa: F403
 from ._manipulation_functions import *  # noqa: F403
 from ._median import median
 from ._movement.gathers import GatherWarning
+from ._nan_functions import *  # noqa: F403
 from ._runtime import backend_context, default_comm, set_backend, set_default_comm
 from ._runtime import start as _start
 from ._searching_functions import *  # noqa: F403

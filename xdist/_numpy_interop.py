@@ -19,6 +19,7 @@ the operator table's ``__array_namespace__`` entry.
 
 from __future__ import annotations
 
+import types
 import warnings
 from typing import Any
 
@@ -49,7 +50,10 @@ _UFUNC_ALIASES = {
 
 
 def _namespace():
-    return OPERATORS["__array_namespace__"]
+    """xdist: the operator table's ``__array_namespace__`` entry is the module, or a function
+    of the edition asked for (``None``: xdist itself)."""
+    ns = OPERATORS["__array_namespace__"]
+    return ns if isinstance(ns, types.ModuleType) else ns(None)
 
 
 def _like(values: Any) -> Array:
@@ -134,6 +138,40 @@ def _cumulative(name: str):
     return call
 
 
+def _nan_reduction(name: str, moments: bool = False):
+    """NumPy's ``np.nanmean`` and friends as xdist's extensions of the same name."""
+
+    def call(a, axis=None, dtype=None, out=None, *args, keepdims=False, **extra):
+        ddof = extra.pop("ddof", args[0] if args else 0)
+        _refuse(name, out=out, **extra)
+        kwargs = {"axis": axis, "keepdims": keepdims}
+        if name not in ("nanmin", "nanmax"):
+            kwargs["dtype"] = dtype
+        else:
+            _refuse(name, dtype=dtype)
+        if moments:
+            kwargs["ddof"] = ddof
+        return getattr(_namespace(), name)(a, **kwargs)
+
+    return call
+
+
+def _nan_arg(name: str):
+    def call(a, axis=None, out=None, *, keepdims=False):
+        _refuse(name, out=out)
+        return getattr(_namespace(), name)(a, axis=axis, keepdims=keepdims)
+
+    return call
+
+
+def _nan_scan(name: str):
+    def call(a, axis=None, dtype=None, out=None):
+        _refuse(name, out=out)
+        return getattr(_namespace(), name)(a, axis=axis, dtype=dtype)
+
+    return call
+
+
 def _functions() -> dict:
     ns = lambda name: lambda *a, **k: getattr(_namespace(), name)(*a, **k)  # noqa: E731
     table = {
@@ -190,6 +228,21 @@ def _functions() -> dict:
         np.ndim: lambda a: a.ndim,
         np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
         np.result_type: ns("result_type"),
+        np.nansum: _nan_reduction("nansum"),
+        np.nanprod: _nan_reduction("nanprod"),
+        np.nanmean: _nan_reduction("nanmean"),
+        np.nanvar: _nan_reduction("nanvar", moments=True),
+        np.nanstd: _nan_reduction("nanstd", moments=True),
+        np.nanmin: lambda a, axis=None, out=None, keepdims=False, **k: _nan_reduction("nanmin")(
+            a, axis=axis, out=out, keepdims=keepdims, **k
+        ),
+        np.nanmax: lambda a, axis=None, out=None, keepdims=False, **k: _nan_reduction("nanmax")(
+            a, axis=axis, out=out, keepdims=keepdims, **k
+        ),
+        np.nanargmin: _nan_arg("nanargmin"),
+        np.nanargmax: _nan_arg("nanargmax"),
+        np.nancumsum: _nan_scan("nancumsum"),
+        np.nancumprod: _nan_scan("nancumprod"),
         np.isclose: None,  # falls back: NumPy's tolerance semantics, on the gathered copies
     }
     return {k: v for k, v in table.items() if v is not None}
