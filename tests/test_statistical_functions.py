@@ -486,3 +486,14 @@ def test_empty_min_raises_everywhere_before_communicating():
             getattr(xdist, name)(x, axis=0)
         assert not c
         assert getattr(xdist, name)(x, axis=1).shape == (0,)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_ddof_is_numpys_name_for_correction(name):
+    a = random_array((7, 3), seed=11)
+    for case in layouts(a.shape):
+        x = distribute(a, *case)
+        got = getattr(xdist, name)(x, axis=0, ddof=1)
+        np.testing.assert_allclose(got.to_numpy(), getattr(np, name)(a, axis=0, ddof=1), rtol=1e-12)
+        with pytest.raises(TypeError, match=f"{name}: give correction or NumPy's ddof"):
+            getattr(xdist, name)(x, correction=1, ddof=1)

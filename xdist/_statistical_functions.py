@@ -260,13 +260,42 @@ def _variance(func: str, x, axis, correction, keepdims, root: bool) -> Array:
     return array_from_kept(x, plan, xp.astype(var, backend.native_dtype(x.dtype)))
 
 
-def var(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
+def _ddof(correction: Any, ddof: Any, func: str) -> Any:
+    """``ddof``, NumPy's name for ``correction`` (xarray passes it), when it is given."""
+    if ddof is None:
+        return correction
+    if correction != 0.0:
+        raise TypeError(f"{func}: give correction or NumPy's ddof, not both")
+    return ddof
+
+
+def var(
+    x: Array,
+    /,
+    *,
+    axis=None,
+    correction: int | float = 0.0,
+    keepdims: bool = False,
+    ddof: int | float | None = None,
+) -> Array:
     """The standard's ``var``: ``M2 / (N - correction)``, by the corrected two-pass algorithm
     and (over the split axis) one ``allreduce`` of ``(n, mean, correction, M2)`` records
-    merged pairwise (Chan et al.)."""
+    merged pairwise (Chan et al.). ``ddof`` (beyond the standard): NumPy's name for
+    ``correction``."""
+    correction = _ddof(correction, ddof, "var")
     return _variance("var", x, axis, correction, keepdims, root=False)
 
 
-def std(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
-    """The standard's ``std``: the square root of ``var`` (same single pass and message)."""
+def std(
+    x: Array,
+    /,
+    *,
+    axis=None,
+    correction: int | float = 0.0,
+    keepdims: bool = False,
+    ddof: int | float | None = None,
+) -> Array:
+    """The standard's ``std``: the square root of ``var`` (same single pass and message).
+    ``ddof`` (beyond the standard): NumPy's name for ``correction``."""
+    correction = _ddof(correction, ddof, "std")
     return _variance("std", x, axis, correction, keepdims, root=True)
