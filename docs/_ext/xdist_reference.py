@@ -1,0 +1,1105 @@
+"""What every public name of xdist communicates, with a runnable example: the registry that the
+API reference appends to each docstring (``xdist_sphinx.py``) and that the tests check.
+
+- ``tests/test_docs.py::test_every_public_name_has_an_entry`` fails when a public name has no
+  entry here (a new function must come with its note and example) or an entry names nothing.
+- ``tests/test_docs.py::test_reference_examples`` runs every example (its ``setup``, then its
+  ``code``) in one process per rank count, and at 3 ranks compares the collectives that
+  ``code`` makes, counted by ``xdist.count_collectives()``, with ``sends``: the counts the page
+  shows are measured, not written by hand. On one rank nothing is sent.
+
+The notes are read off the code (the chapter modules' docstrings and functions); where a
+function's messages depend on the layouts, the note gives the rule and the example one case.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+
+# -- example set-ups (each example runs on its own, at any number of ranks) -----------------
+_IMPORTS = "import numpy as np\nimport xdist as xp\n"
+X = _IMPORTS + "x = xp.asarray(np.arange(12.0).reshape(4, 3), split=0)  # 4 rows over the ranks\n"
+V = _IMPORTS + "v = xp.asarray(np.linspace(0.1, 0.9, 9), split=0)  # 9 values over the ranks\n"
+INT = _IMPORTS + "i = xp.asarray(np.arange(12).reshape(4, 3), split=0)\n"
+BOOL = _IMPORTS + "b = xp.asarray(np.arange(12).reshape(4, 3) % 3 == 0, split=0)\n"
+SPD = _IMPORTS + "a = xp.asarray(4.0 * np.eye(4) + 1.0, split=0)  # symmetric positive definite\n"
+TALL = (
+    _IMPORTS
+    + "t = xp.asarray(np.random.default_rng(0).standard_normal((30, 3)), split=0)  # tall-skinny\n"
+)
+SIGNAL = _IMPORTS + "s = xp.asarray(np.cos(np.arange(24.0)).reshape(6, 4), split=0)\n"
+NONE = _IMPORTS
+REPL = _IMPORTS + "r = xp.asarray(np.arange(12.0).reshape(4, 3))  # replicated: no split\n"
+RNG = _IMPORTS + "import xdist.random\n\nrng = xdist.random.default_rng(42)\n"
+BLOBS = (
+    _IMPORTS
+    + "from xdist.ml import KMeans, Lasso, Moments\n\n"
+    + "data = np.random.default_rng(0).standard_normal((40, 3))\n"
+    + "data[:20] += 5.0\n"
+    + "X = xp.asarray(data, split=0)  # samples split over the ranks\n"
+    + "y = xp.asarray(data @ np.array([1.0, 0.0, -2.0]), split=0)\n"
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One public name: ``comm`` says what it communicates (the rule), ``code`` (after
+    ``setup``) is its example, ``sends`` the collectives ``code`` makes at 3 ranks."""
+
+    comm: str
+    code: str
+    setup: str = X
+    sends: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def example(self) -> str:
+        return self.setup + "\n" + self.code
+
+
+REFERENCE: dict[str, Entry] = {}
+
+
+def _add(names, comm, code, setup=X, sends=None):
+    """Entries for ``names`` (a name or a list); ``{name}`` in ``code`` stands for the last
+    dotted part of each."""
+    for full in [names] if isinstance(names, str) else names:
+        short = full.rsplit(".", 1)[-1]
+        REFERENCE[full] = Entry(comm, code.replace("{name}", short), setup, dict(sends or {}))
+
+
+# -- wording shared by families ------------------------------------------------------------
+ELEMENTWISE = (
+    "None when the operands share a layout, or when the others are replicated or Python "
+    "scalars (a replicated operand is sliced locally). Otherwise the parts of an operand that "
+    "live on another rank move to the output's layout (one all-to-all); nothing is gathered."
+)
+REDUCTION = (
+    "None over axes that are not split (the result keeps the split). Over the split axis (or "
+    "``axis=None`` on a split array) each rank reduces its block and one allreduce of the "
+    "result-sized partials combines them; the result is replicated."
+)
+LOCAL = "None: each rank works on its own block; the layout is kept."
+CREATION = (
+    "None: every rank builds only its own block from the global arguments (``split=`` picks "
+    "the axis, ``None`` a full copy on every rank)."
+)
+METADATA = "None: answered from dtypes or global metadata on every rank."
+
+# -- the namespace: elementwise functions ----------------------------------------------------
+_FLOAT_UNARY = [
+    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "conj", "cos", "cosh",
+    "exp", "expm1", "floor", "imag", "isfinite", "isinf", "isnan", "log", "log1p", "log2",
+    "log10", "negative", "positive", "real", "reciprocal", "round", "sign", "signbit", "sin",
+    "sinh", "sqrt", "square", "tan", "tanh", "trunc",
+]  # fmt: skip
+_FLOAT_BINARY = [
+    "add", "atan2", "copysign", "divide", "equal", "floor_divide", "greater", "greater_equal",
+    "hypot", "less", "less_equal", "logaddexp", "maximum", "minimum", "multiply", "nextafter",
+    "not_equal", "pow", "remainder", "subtract",
+]  # fmt: skip
+_DOMAIN_01 = {"acos", "asin", "atanh"}  # arguments in [-1, 1]
+_ABOVE_1 = {"acosh"}
+for _n in _FLOAT_UNARY:
+    if _n in _DOMAIN_01:
+        _add(f"xdist.{_n}", ELEMENTWISE, "y = xp.{name}(v)", V)
+    elif _n in _ABOVE_1:
+        _add(f"xdist.{_n}", ELEMENTWISE, "y = xp.{name}(x + 1.0)")
+    else:
+        _add(f"xdist.{_n}", ELEMENTWISE, "y = xp.{name}(x)")
+_add([f"xdist.{n}" for n in _FLOAT_BINARY], ELEMENTWISE, "y = xp.{name}(x, 2.0 * x + 1.0)")
+_add(
+    [f"xdist.bitwise_{n}" for n in ("and", "or", "xor", "left_shift", "right_shift")],
+    ELEMENTWISE,
+    "y = xp.{name}(i, i + 1)",
+    INT,
+)
+_add("xdist.bitwise_invert", ELEMENTWISE, "y = xp.bitwise_invert(i)", INT)
+_add([f"xdist.logical_{n}" for n in ("and", "or", "xor")], ELEMENTWISE, "y = xp.{name}(b, ~b)", BOOL)
+_add("xdist.logical_not", ELEMENTWISE, "y = xp.logical_not(b)", BOOL)
+_add("xdist.clip", ELEMENTWISE, "y = xp.clip(x, 2.0, 9.0)")
+_add(
+    "xdist.where",
+    ELEMENTWISE,
+    "y = xp.where(x > 5.0, x, 0.0)  # condition and x share a layout: nothing moves",
+)
+
+# -- creation --------------------------------------------------------------------------------
+_add("xdist.arange", CREATION, "x = xp.arange(10, split=0)  # rank r holds its run of 0..9", NONE)
+_add("xdist.empty", CREATION, "x = xp.empty((6, 2), split=0)", NONE)
+_add("xdist.zeros", CREATION, "x = xp.zeros((6, 2), split=0)", NONE)
+_add("xdist.ones", CREATION, "x = xp.ones((6, 2), split=1)  # columns over the ranks", NONE)
+_add("xdist.full", CREATION, "x = xp.full((6, 2), 7.0, split=0)", NONE)
+_add("xdist.eye", CREATION, "x = xp.eye(5, split=0)  # each rank its rows of the identity", NONE)
+_add("xdist.linspace", CREATION, "x = xp.linspace(0.0, 1.0, 11, split=0)", NONE)
+_add(
+    ["xdist.empty_like", "xdist.zeros_like", "xdist.ones_like"],
+    "None: the result has the layout of ``x``, each rank allocating its own block.",
+    "y = xp.{name}(x)",
+)
+_add("xdist.full_like", "None: the result has the layout of ``x``.", "y = xp.full_like(x, 3.0)")
+_add(["xdist.tril", "xdist.triu"], LOCAL + " The diagonal is placed from global indices.",
+     "y = xp.{name}(x)")  # fmt: skip
+_add(
+    "xdist.asarray",
+    "Data given whole on every rank (a NumPy array, a list): each rank keeps its slice, and one "
+    "allgather agrees on the shape and dtype so that data differing between ranks raises the "
+    "same error everywhere (plus a checksum allreduce when ``check_replicated`` is on). An "
+    "xdist array asked for another split moves as ``resplit`` does.",
+    "x = xp.asarray(np.arange(12.0).reshape(4, 3), split=0)",
+    NONE,
+    {"allgather": 1},
+)
+_add(
+    "xdist.from_dlpack",
+    "As ``asarray`` of data given whole on every rank: each rank keeps its slice (all of it "
+    "for a replicated result) and one allgather agrees on the shape and dtype.",
+    "y = xp.from_dlpack(np.arange(6.0))",
+    NONE,
+    {"allgather": 1},
+)
+_add(
+    "xdist.meshgrid",
+    "None for replicated inputs or inputs whose split matches the output; split inputs laid "
+    "out differently move as ``resplit`` does.",
+    "gx, gy = xp.meshgrid(xp.arange(3), xp.arange(4), indexing='ij')",
+    NONE,
+)
+
+# -- data types ------------------------------------------------------------------------------
+_add("xdist.astype", LOCAL, "y = xp.astype(x, xp.float32)")
+_add("xdist.can_cast", METADATA, "ok = xp.can_cast(xp.int16, xp.float32)  # True", NONE)
+_add("xdist.finfo", METADATA, "eps = xp.finfo(xp.float64).eps", NONE)
+_add("xdist.iinfo", METADATA, "top = xp.iinfo(xp.int32).max", NONE)
+_add("xdist.isdtype", METADATA, "ok = xp.isdtype(x.dtype, 'real floating')")
+_add("xdist.result_type", METADATA, "dt = xp.result_type(xp.int8, xp.float32)", NONE)
+for _d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float32", "float64", "complex64", "complex128"):  # fmt: skip
+    _add(
+        f"xdist.{_d}",
+        f"None. The standard's ``{_d}`` dtype (a NumPy ``dtype`` object; each backend maps it "
+        "to its own type).",
+        f"y = xp.astype(x > 5.0, xp.{_d})" if _d == "bool" else f"y = xp.astype(x, xp.{_d})",
+    )
+
+# -- constants -------------------------------------------------------------------------------
+for _c, _what in (
+    ("e", "Euler's number, a Python float"),
+    ("pi", "pi, a Python float"),
+    ("inf", "positive infinity, a Python float"),
+    ("nan", "a Python float NaN"),
+    ("newaxis", "``None``, for indexing: ``x[:, xp.newaxis]`` adds an axis"),
+):
+    _add(
+        f"xdist.{_c}",
+        f"None. {_what}.",
+        "y = x[:, xp.newaxis]  # shape (4, 1, 3), still split along rows"
+        if _c == "newaxis"
+        else f"y = x * xp.{_c}",
+    )
+
+# -- statistics, utility ---------------------------------------------------------------------
+for _n in ("sum", "prod", "max", "min", "mean"):
+    _add(f"xdist.{_n}", REDUCTION, "col = xp.{name}(x, axis=0)  # over the split axis",
+         sends={"allreduce": 1})  # fmt: skip
+_NAN = (
+    REDUCTION + " NaN-ignoring, with NumPy's meaning (beyond the standard): ``nanmean`` "
+    "sends sums and counts of valid values in one message, ``nanvar``/``nanstd`` per-element "
+    "Chan records, ``nanmin``/``nanmax`` the extreme with an all-NaN flag."
+)
+_NANX = _IMPORTS + "x = xp.asarray(np.array([[1.0, np.nan], [3.0, 4.0], [np.nan, 6.0]]), split=0)\n"
+for _n in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmin", "nanmax"):
+    _add(f"xdist.{_n}", _NAN, "col = xp.{name}(x, axis=0)", _NANX, {"allreduce": 1})
+_add(
+    ["xdist.nanargmin", "xdist.nanargmax"],
+    "As ``argmin``/``argmax`` (one allreduce with a record operation over the split axis), "
+    "plus one agreement on all-NaN slices, which raise ``ValueError`` on every rank as in "
+    "NumPy.",
+    "k = xp.{name}(x, axis=0)",
+    _NANX,
+    {"allreduce": 2},
+)
+_add(
+    ["xdist.nancumsum", "xdist.nancumprod"],
+    "As ``cumulative_sum``/``cumulative_prod``, NaN counted as 0 (1 for the product): one "
+    "exscan along the split axis.",
+    "c = xp.{name}(x, axis=0)",
+    _NANX,
+    {"exscan": 1},
+)
+_add(
+    ["xdist.var", "xdist.std"],
+    REDUCTION + " The per-rank ``(n, mean, M2)`` records merge pairwise (Chan et al.) in that "
+    "one allreduce, never as a difference of sums of squares.",
+    "s = xp.{name}(x, axis=0, correction=1)",
+    sends={"allreduce": 1},
+)
+_add(
+    ["xdist.cumulative_sum", "xdist.cumulative_prod"],
+    "None along an axis that is not split; along the split axis one exscan of the blocks' "
+    "totals (the result keeps the layout).",
+    "c = xp.{name}(x, axis=0)",
+    sends={"exscan": 1},
+)
+_add(["xdist.all", "xdist.any"], REDUCTION, "ok = xp.{name}(x > 0.0, axis=0)",
+     sends={"allreduce": 1})  # fmt: skip
+_add(
+    "xdist.diff",
+    "None along an axis that is not split; along the split axis each rank needs the first "
+    "element(s) of the next non-empty block (a halo exchange), and the result is split with "
+    "exact counts.",
+    "d = xp.diff(x, axis=0)",
+    sends={"sendrecv": 1},
+)
+_add("xdist.count_nonzero", REDUCTION, "n = xp.count_nonzero(x, axis=0)",
+     sends={"allreduce": 1})  # fmt: skip
+_add(
+    ["xdist.argmax", "xdist.argmin"],
+    "None over an axis that is not split. Over the split axis each rank finds its best value "
+    "and its global index and one allreduce with a record operation keeps the best pair (the "
+    "first on ties); the result is replicated.",
+    "k = xp.{name}(x, axis=0)",
+    sends={"allreduce": 1},
+)
+_add(
+    "xdist.median",
+    "None where the reduced axes are not split. Over the split axis the lines are sorted by "
+    "the distributed sort (all-to-all, never a gather) and one allgatherv brings the middle "
+    "elements; the result is replicated.",
+    "m = xp.median(x, axis=0)",
+    sends={"allgatherv": 1, "alltoallv": 2},
+)
+_add(
+    "xdist.bincount",
+    "None for a replicated ``x``. A split ``x``: one allreduce finds the number of bins (and "
+    "negative values), each rank counts its block, one allreduce adds the counts; the small "
+    "result is replicated.",
+    "counts = xp.bincount(labels)",
+    _IMPORTS + "labels = xp.asarray(np.array([0, 1, 1, 3, 2, 1]), split=0)\n",
+    {"allreduce": 2},
+)
+
+# -- searching, sorting, sets ------------------------------------------------------------------
+_add(
+    "xdist.nonzero",
+    "One allgather of the per-rank counts: the result is split with exact, uneven counts. An "
+    "array split along an axis other than 0 first moves to split 0 (one all-to-all).",
+    "rows, cols = xp.nonzero(x > 5.0)",
+    sends={"allgather": 1},
+)
+_add(
+    "xdist.searchsorted",
+    "A replicated sorted ``x1``: none. A split ``x1`` and a replicated ``x2``: one allreduce "
+    "of ``x2.size`` counts. Both split: the values are routed to the owning blocks (an "
+    "allgatherv of ``p`` values, an allgather of ``p`` counts per rank, two all-to-alls).",
+    "k = xp.searchsorted(edges, x[:, 0])",
+    X + "edges = xp.asarray(np.array([0.0, 4.0, 8.0]))  # replicated, sorted\n",
+)
+_add(
+    ["xdist.sort", "xdist.argsort"],
+    "None along an axis that is not split. Along the split axis: with at least as many lines "
+    "as ranks, one all-to-all makes each line whole on one rank and one brings it back; "
+    "otherwise a sample sort (an allgatherv of at most ``L * p * p`` samples, an allgather "
+    "of the cuts, an all-to-all of the pieces, one to rebalance). Nothing is gathered.",
+    "y = xp.{name}(x, axis=0, descending=True)",
+    sends={"alltoallv": 2},
+)
+_add(
+    ["xdist.unique_values", "xdist.unique_counts", "xdist.unique_inverse", "xdist.unique_all"],
+    "A replicated ``x``: none. A split ``x``: local runs, then a sample sort of the run "
+    "records (allgathers of counts and samples, one all-to-all) and an allgatherv of at most "
+    "one value per rank to join runs across ranks; results are split with exact counts (the "
+    "inverse indices like ``x``). Nothing is gathered.",
+    "u = xp.{name}(labels)",
+    _IMPORTS + "labels = xp.asarray(np.array([3, 1, 3, 2, 1, 3]), split=0)\n",
+    {"allgather": 3, "allgatherv": 2, "alltoallv": 1},
+)
+for _n in ("unique_inverse", "unique_all"):  # the inverse goes back to x's layout: one more
+    REFERENCE[f"xdist.{_n}"].sends["alltoallv"] = 2
+_add(
+    "xdist.isin",
+    "A replicated ``test_elements``: none. A split one is sorted and queried by owner "
+    "(all-to-all), never gathered.",
+    "m = xp.isin(i, wanted)",
+    INT + "wanted = xp.asarray(np.array([1, 5]))  # replicated\n",
+)
+
+# -- indexing, linear algebra ----------------------------------------------------------------
+_add(
+    ["xdist.take", "xdist.take_along_axis"],
+    "Along an axis that is not split each rank takes from its own block. Along the split axis "
+    "the indices are routed to the ranks that own them and the values come back (all-to-all); "
+    "the result is split like the indices, or replicated when they are (one allgatherv of "
+    "the taken values: the result's memory on every rank). Never a gather of ``x``. Indices "
+    "that may differ between ranks are checked against the bounds with one allreduce of a "
+    "flag before any value moves.",
+    "",
+)
+REFERENCE["xdist.take"] = Entry(
+    REFERENCE["xdist.take"].comm,
+    "y = xp.take(x, rows, axis=0)  # rows 3 and 0, replicated",
+    X + "rows = xp.asarray(np.array([3, 0]))  # replicated indices\n",
+    {"allgatherv": 1},
+)
+REFERENCE["xdist.take_along_axis"] = Entry(
+    REFERENCE["xdist.take_along_axis"].comm,
+    "y = xp.take_along_axis(x, order, axis=1)  # along the rows: each rank its own",
+    X + "order = xp.argsort(x, axis=1)  # split like x\n",
+    {"allreduce": 1},
+)
+_add(
+    "xdist.matmul",
+    "The matmul planner picks the cheapest layouts for one local product: contracting over "
+    "the split axis (``x.T @ x`` with rows split) is local partial products and one allreduce "
+    "of the result; rows split times a replicated matrix is local; rows split times a matrix "
+    "split along ``k`` passes the second operand's blocks around the ranks (``p - 1`` "
+    "sendrecv, two blocks in memory at a time). A large operand is never gathered while a "
+    "plan that does not gather exists.",
+    "g = xp.matmul(xp.matrix_transpose(x), x)  # (3, 3), replicated",
+    sends={"allreduce": 1},
+)
+_add("xdist.matrix_transpose", "None: each rank transposes its block; the split axis moves with "
+     "its data.", "y = xp.matrix_transpose(x)  # split along axis 1 now")  # fmt: skip
+_add("xdist.tensordot", "As ``matmul`` (it is one, after local reshapes and permutations).",
+     "g = xp.tensordot(x, x, axes=([0], [0]))", sends={"allreduce": 1})  # fmt: skip
+_add("xdist.vecdot", "None along an axis that is not split; one allreduce along the split axis.",
+     "d = xp.vecdot(x, x, axis=-2)  # over the split rows", sends={"allreduce": 1})  # fmt: skip
+
+# -- manipulation --------------------------------------------------------------------------------
+MANIP = (
+    "None where the split axis survives (each rank transforms its block). Otherwise the data "
+    "moves in one all-to-all of boxes of global index space; nothing is gathered."
+)
+_add("xdist.reshape", MANIP + " A reshape that keeps the rows of each rank is local.",
+     "y = xp.reshape(x, (4, 3, 1))")  # fmt: skip
+_add("xdist.squeeze", MANIP, "y = xp.squeeze(xp.reshape(x, (4, 1, 3)), axis=1)")
+_add("xdist.expand_dims", LOCAL, "y = xp.expand_dims(x, axis=0)  # split axis becomes 1")
+_add("xdist.permute_dims", "None: the split axis moves with its data.",
+     "y = xp.permute_dims(x, (1, 0))")  # fmt: skip
+_add("xdist.moveaxis", "None: the split axis moves with its data.", "y = xp.moveaxis(x, 0, 1)")
+_add("xdist.broadcast_to", MANIP, "y = xp.broadcast_to(x, (2, 4, 3))")
+_add("xdist.broadcast_arrays", ELEMENTWISE, "a, b = xp.broadcast_arrays(x, xp.ones(3))")
+_add("xdist.broadcast_shapes", METADATA, "shape = xp.broadcast_shapes((4, 1), (1, 3))", NONE)
+_add(
+    "xdist.concat",
+    "Along an axis that is not split: none when the operands share the split. Along the split "
+    "axis the result's balanced blocks are filled by one all-to-all.",
+    "y = xp.concat([x, x], axis=1)",
+)
+_add("xdist.stack", MANIP, "y = xp.stack([x, x], axis=0)  # the split axis becomes axis 1")
+_add("xdist.unstack", "None when the unstacked axis is not split (each piece keeps the split); "
+     "along the split axis each piece is one slab: one broadcast from its owner.",
+     "a, b, c = xp.unstack(x, axis=1)")  # fmt: skip
+_add("xdist.tile", "None when the split axis is not repeated; otherwise the block is placed at "
+     "displaced ranges (one all-to-all).", "y = xp.tile(x, (1, 2))")  # fmt: skip
+_add("xdist.repeat", "None along an axis that is not split; along the split axis one "
+     "all-to-all to balanced blocks.", "y = xp.repeat(x, 2, axis=1)")  # fmt: skip
+_add("xdist.flip", "None along axes that are not split; along the split axis one exchange "
+     "with the mirror rank.", "y = xp.flip(x, axis=1)")  # fmt: skip
+_add("xdist.roll", "None along axes that are not split; along the split axis a shift exchange "
+     "between neighbouring ranks (all-to-all).", "y = xp.roll(x, 1, axis=1)")  # fmt: skip
+
+# -- xdist's own: distribution, inspection, settings --------------------------------------------
+_add(
+    "xdist.from_local",
+    "One allgather of the blocks' metadata (dtype, shape, split), so that a block that does "
+    "not fit raises the same error on every rank; with ``split=None`` and "
+    "``check_replicated`` on, one more allgather of a checksum. The data does not move.",
+    "block = np.full((xp.default_comm().rank + 1, 2), float(xp.default_comm().rank))\n"
+    "x = xp.from_local(block, split=0)  # rank r gives r + 1 rows: uneven counts\n"
+    "print(x.layout.describe())",
+    NONE,
+    {"allgather": 1},
+)
+_add(
+    "xdist.resplit",
+    "Split to another split: only what changes owner moves, in one all-to-all. Split to "
+    "``None``: one allgather, after which every rank holds the whole array (memory: the "
+    "global array on every rank). ``None`` to split: none (each rank keeps its slice).",
+    "y = xp.resplit(x, 1)  # rows -> columns: one all-to-all",
+    sends={"alltoallv": 1},
+)
+_add(
+    "xdist.balance",
+    "None when the counts are already balanced; otherwise one all-to-all.",
+    "y = xp.balance(x[2:])  # the slice's counts are uneven; balance moves the rows",
+    sends={"alltoallv": 1},
+)
+_add(
+    "xdist.to_numpy",
+    "Gathers the whole array on every rank: one allgatherv; memory of the global array on "
+    "every rank. Always a copy.",
+    "a = xp.to_numpy(x)  # the same NumPy array on every rank",
+    sends={"allgatherv": 1},
+)
+_add(
+    "xdist.show",
+    "Only the printed elements move: long axes are cut to NumPy's summary locally (one "
+    "``take`` on the split axis), then one gather of that small result; rank 0 prints.",
+    "xp.show(x)  # every rank calls it; rank 0 prints once",
+    sends={"allgatherv": 1},
+)
+_add(
+    "xdist.GatherWarning",
+    "None itself: the warning an implicit gather of a split array larger than "
+    "``gather_warning_elements`` issues (``np.asarray(x)``, a dense linalg function on a "
+    "matrix split along a matrix axis, ...). Make it an error to prove a computation never "
+    "gathers.",
+    "import warnings\n\n"
+    "with warnings.catch_warnings():\n"
+    "    warnings.simplefilter('error', xp.GatherWarning)\n"
+    "    s = xp.sum(x, axis=0)  # no gather: fine",
+    sends={"allreduce": 1},
+)
+_add(
+    "xdist.count_collectives",
+    "None itself: counts the collectives made inside the ``with`` block, by name (on one rank "
+    "nothing is sent and nothing is counted).",
+    "with xp.count_collectives() as counts:\n"
+    "    s = xp.sum(x, axis=0)\n"
+    "print(dict(counts))  # {'allreduce': 1} on several ranks",
+    sends={"allreduce": 1},
+)
+_add("xdist.get_config", "None: this process's settings.", "cfg = xp.get_config()", NONE)
+_add(
+    "xdist.set_config",
+    "None: this process's settings; every rank must set the same values.",
+    "before = xp.get_config().gather_warning_elements\n"
+    "xp.set_config(gather_warning_elements=1000)\n"
+    "xp.set_config(gather_warning_elements=before)",
+    NONE,
+)
+_add(
+    "xdist.config_context",
+    "None: the settings inside a ``with`` block; every rank must use the same values.",
+    "import warnings\n\n"
+    "with xp.config_context(gather_warning_elements=0), warnings.catch_warnings():\n"
+    "    warnings.simplefilter('ignore', xp.GatherWarning)\n"
+    "    a = np.asarray(x)  # would warn: an implicit gather",
+    sends={"allgatherv": 1},
+)
+_add("xdist.default_comm", "None (the first call makes the world communicator).",
+     "comm = xp.default_comm()\nprint(comm.rank, comm.size)", NONE)  # fmt: skip
+_add(
+    "xdist.set_default_comm",
+    "None: the communicator new arrays use.",
+    "previous = xp.set_default_comm(xp.SelfComm())  # one process: arrays are not distributed\n"
+    "y = xp.ones(3)\n"
+    "xp.set_default_comm(previous)",
+    NONE,
+)
+_add(
+    "xdist.set_backend",
+    "None: the library that holds new arrays' blocks (``numpy``, ``torch``, ``cupy``) and the "
+    "device.",
+    "previous_name, previous_device = xp.set_backend('numpy')\n"
+    "y = xp.ones(3)\n"
+    "xp.set_backend(previous_name, previous_device)",
+    NONE,
+)
+_add(
+    "xdist.backend_context",
+    "None: the backend inside a ``with`` block.",
+    "with xp.backend_context('numpy'):\n    y = xp.ones(3)",
+    NONE,
+)
+_add(
+    "xdist.Communicator",
+    "The protocol a communicator follows (every method collective). xdist's own calls go "
+    "through it; ``xdist.count_collectives`` counts them.",
+    "comm = xp.default_comm()\nassert isinstance(comm, xp.Communicator)",
+    NONE,
+)
+_add(
+    "xdist.SelfComm",
+    "None: the one-process communicator (used when no MPI library is found, or with "
+    "``XDIST_COMM=self``).",
+    "y = xp.ones((4, 2), split=0, comm=xp.SelfComm())  # one block, whole",
+    NONE,
+)
+_add(
+    "xdist.__array_namespace_info__",
+    METADATA,
+    "info = xp.__array_namespace_info__()\nprint(info.default_dtypes())",
+    NONE,
+)
+_add("xdist.backends", "None: the backend modules (``numpy``, ``torch``, ``cupy``) behind "
+     "``set_backend``.", "import xdist.backends", NONE)  # fmt: skip
+_add("xdist.Layout", "None: a value object; every rank holds the same layout.",
+     "print(x.layout)\nprint(x.layout.describe())")  # fmt: skip
+
+# -- Array and its attributes --------------------------------------------------------------------
+_add(
+    "xdist.Array",
+    "Operators call the namespace's functions (``x + y`` is ``xdist.add``, ``x @ y`` "
+    "``xdist.matmul``, ``x[k]`` indexing). ``repr``/``str`` show what the calling rank holds "
+    "and send nothing; ``bool``/``int``/``float`` broadcast the value from its owner (every "
+    "rank gets it); ``np.asarray(x)`` gathers (a ``GatherWarning`` above "
+    "``gather_warning_elements``).",
+    "print(x)  # this rank's rows, no message\nrow = x[1]  # one broadcast from its owner\n"
+    "y = 2.0 * x + 1.0",
+    sends={"bcast": 1},
+)
+for _attr, _what, _code in (
+    ("shape", "The global shape.", "print(x.shape)  # (4, 3) on every rank"),
+    ("dtype", "The dtype.", "print(x.dtype)"),
+    ("device", "The device of this rank's block.", "print(x.device)"),
+    ("ndim", "The number of dimensions.", "print(x.ndim)"),
+    ("size", "The number of elements of the global array.", "print(x.size)"),
+    ("split", "The split axis, ``None`` when replicated.", "print(x.split)  # 0"),
+    ("counts", "Per-rank lengths along the split axis (``None`` when replicated).",
+     "print(x.counts)  # (2, 1, 1) at 3 ranks"),
+    ("offsets", "Where each rank's block starts along the split axis.", "print(x.offsets)"),
+    ("lshape", "The shape of this rank's block.", "print(x.lshape)"),
+    ("local", "This rank's block, an array of the backend (writable).",
+     "x.local[...] *= 2.0  # think globally, act locally"),
+    ("layout", "The ``Layout``: split axis and counts.", "print(x.layout.describe())"),
+    ("comm", "The communicator.", "print(x.comm.rank, x.comm.size)"),
+    ("backend", "The backend holding the blocks.", "print(x.backend.name)"),
+    ("T", "The transpose of a 2-D array; the split axis moves with its data.", "y = x.T"),
+    ("mT", "The transpose of the last two axes.", "y = x.mT"),
+):  # fmt: skip
+    _add(f"xdist.Array.{_attr}", f"None. {_what}", _code)
+_add(
+    "xdist.Array.to_device",
+    "None between ranks: each rank copies its block to the device.",
+    "y = x.to_device(x.device)",
+)
+_add(
+    "xdist.Array.to_numpy",
+    REFERENCE["xdist.to_numpy"].comm,
+    "a = x.to_numpy()",
+    sends={"allgatherv": 1},
+)
+
+# -- Layout ------------------------------------------------------------------------------------
+_LAYOUT = "None: arithmetic on the layout, the same on every rank."
+for _m, _code in (
+    ("balanced", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.counts)  # (3, 2, 2)"),
+    ("replicated", "lay = xp.Layout.replicated((7, 2))"),
+    ("trusted", "lay = xp.Layout.trusted((7, 2), 0, (3, 2, 2))  # fields known valid: no checks"),
+    ("describe", "print(x.layout.describe())"),
+    ("is_balanced", "print(x.layout.is_balanced, x[1:].layout.is_balanced)"),
+    ("local_range", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.local_range(1))  # (3, 5)"),
+    ("local_shape", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.local_shape(2))  # (2, 2)"),
+    ("local_slice", "lay = xp.Layout.balanced((7, 2), 0, 3)\n"
+     "print(lay.local_slice(1))  # rows 3:5, all columns"),
+    ("ndim", "print(x.layout.ndim)"),
+    ("offsets", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.offsets)  # (0, 3, 5)"),
+    ("origin", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.origin(2))  # [5, 0]"),
+    ("owner", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.owner(4))  # 1"),
+    ("owners", "lay = xp.Layout.balanced((7, 2), 0, 3)\n"
+     "print(lay.owners(np.array([0, 4, 6])))  # [0 1 2]"),
+    ("overlap", "a = xp.Layout.balanced((7, 2), 0, 3)\nb = xp.Layout((7, 2), 0, (1, 1, 5))\n"
+     "print(a.overlap(b))  # (rank of a, rank of b, box) moved by a resplit"),
+    ("with_shape", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.with_shape((7, 5), 0))"),
+):  # fmt: skip
+    _add(f"xdist.Layout.{_m}", _LAYOUT, _code)
+
+# -- xdist.linalg --------------------------------------------------------------------------------
+GATHERED = (
+    "A replicated stack, or a stack split along a batch axis, is computed locally. A matrix "
+    "split along one of its two matrix axes is gathered whole on every rank (memory: all of "
+    "the matrix, ``size * itemsize`` bytes, on every rank; a ``GatherWarning`` above "
+    "``gather_warning_elements``) and the result is computed there on every rank alike; a "
+    "data-dependent failure (a singular matrix) raises on every rank."
+)
+TSQR = (
+    "A tall-skinny matrix split along its rows (or, for ``svd``/``svdvals``, a wide one split "
+    "along its columns) is factored by TSQR: one allgatherv of at most ``2N`` rows of ``N`` "
+    "per rank, never the matrix; the factors are LAPACK's for the whole matrix, signs "
+    "included. Other layouts of a matrix split along a matrix axis are gathered as for "
+    "``inv`` (memory: the whole matrix on every rank)."
+)
+for _n, _code in (
+    ("cholesky", "l = xp.linalg.cholesky(a)"),
+    ("det", "d = xp.linalg.det(a)"),
+    ("slogdet", "sign, logabs = xp.linalg.slogdet(a)"),
+    ("inv", "b = xp.linalg.inv(a)"),
+    ("solve", "z = xp.linalg.solve(a, xp.ones((4, 1)))"),
+    ("eigh", "w, q = xp.linalg.eigh(a)"),
+    ("eigvalsh", "w = xp.linalg.eigvalsh(a)"),
+    ("eig", "w, q = xp.linalg.eig(a)"),
+    ("eigvals", "w = xp.linalg.eigvals(a)"),
+    ("matrix_power", "b = xp.linalg.matrix_power(a, 3)"),
+):
+    _add(f"xdist.linalg.{_n}", GATHERED, _code, SPD, {"allgatherv": 1})
+for _n, _code in (
+    ("qr", "q, r = xp.linalg.qr(t)  # q split like t's rows, r (3, 3) replicated"),
+    ("svd", "u, s, vh = xp.linalg.svd(t, full_matrices=False)"),
+    ("svdvals", "s = xp.linalg.svdvals(t)"),
+):
+    _add(f"xdist.linalg.{_n}", TSQR, _code, TALL, {"allgatherv": 1})
+_add("xdist.linalg.matrix_rank", "As ``svdvals`` (it is built on it).",
+     "k = xp.linalg.matrix_rank(t)", TALL, {"allgatherv": 1})  # fmt: skip
+_add("xdist.linalg.pinv", "As ``svd`` (it is built on it), plus one local product per rank.",
+     "p = xp.linalg.pinv(t)", TALL, {"allgatherv": 1})  # fmt: skip
+_add(
+    "xdist.linalg.vector_norm",
+    REDUCTION,
+    "n = xp.linalg.vector_norm(x, axis=0)",
+    sends={"allreduce": 1},
+)
+_add(
+    "xdist.linalg.matrix_norm",
+    "``'fro'``, 1, -1, inf, -inf: local work and one allreduce when a matrix axis is split. "
+    "2, -2, ``'nuc'``: the singular values, as ``svdvals``.",
+    "n = xp.linalg.matrix_norm(x, ord='fro')",
+    sends={"allreduce": 1},
+)
+_add("xdist.linalg.trace", "Local, plus one allreduce when the diagonal is split.",
+     "s = xp.linalg.trace(x)", sends={"allreduce": 1})  # fmt: skip
+_add("xdist.linalg.diagonal", "None: a rank holding rows of a matrix holds the matching run of "
+     "its diagonal (the result is split with those counts).", "d = xp.linalg.diagonal(x)")  # fmt: skip
+_add("xdist.linalg.outer", "Local; the second vector is gathered when it is split (memory: that "
+     "vector on every rank), never the first.",
+     "o = xp.linalg.outer(x[:, 0], w)", X + "w = xp.asarray(np.array([1.0, 2.0]))\n")  # fmt: skip
+_add("xdist.linalg.cross", ELEMENTWISE + " The 3-element axis must not be split.",
+     "c = xp.linalg.cross(x, 2.0 * x)")  # fmt: skip
+for _n in ("matmul", "matrix_transpose", "tensordot", "vecdot"):
+    _base = REFERENCE[f"xdist.{_n}"]
+    _add(f"xdist.linalg.{_n}", _base.comm, _base.code.replace("xp.", "xp.linalg.", 1),
+         _base.setup, _base.sends)  # fmt: skip
+
+# -- xdist.fft ---------------------------------------------------------------------------------
+FFT = (
+    "None along axes that are not split (each rank transforms its block). Along the split "
+    "axis the split moves to another axis (one all-to-all), the transform runs there and the "
+    "split moves back (one more). A 1-D array uses the six-step FFT (three all-to-alls), or, "
+    "when the length is prime, the one documented gather: the whole array on the rank that "
+    "holds most of it (memory there: the input and the output)."
+)
+for _n in ("fft", "ifft", "fftn", "ifftn", "rfft", "rfftn", "hfft", "ihfft"):
+    _axes = "axes=(1,)" if _n.endswith("n") else "axis=1"
+    _add(f"xdist.fft.{_n}", FFT, f"f = xp.fft.{_n}(s, {_axes})  # along the rows: local", SIGNAL)
+_add("xdist.fft.irfft", FFT, "f = xp.fft.irfft(xp.fft.rfft(s, axis=0), n=6, axis=0)  # split axis",
+     SIGNAL, {"alltoallv": 4})  # fmt: skip
+_add("xdist.fft.irfftn", FFT, "f = xp.fft.irfftn(xp.fft.rfftn(s), s=(6, 4), axes=(0, 1))", SIGNAL,
+     {"alltoallv": 4})  # fmt: skip
+_add(["xdist.fft.fftfreq", "xdist.fft.rfftfreq"], CREATION, "f = xp.fft.{name}(8, d=0.5, split=0)",
+     NONE)  # fmt: skip
+_add(
+    ["xdist.fft.fftshift", "xdist.fft.ifftshift"],
+    "None along axes that are not split; a roll along the split axis (one all-to-all).",
+    "y = xp.fft.{name}(xp.fft.fftfreq(8, split=0))",
+    NONE,
+    {"alltoallv": 1},
+)
+
+# -- xdist.special ---------------------------------------------------------------------------------
+SPECIAL = (
+    ELEMENTWISE + " SciPy computes each rank's block (``pip install scipy``); the dtype is "
+    "SciPy's for NumPy inputs of the same dtypes."
+)
+_SPECIAL_CODE = {
+    1: "y = xp.special.{name}(v)",
+    2: "y = xp.special.{name}(v, 2.0 * v)",
+    3: "y = xp.special.{name}(v, 2.0 * v, 0.5)",
+    4: "y = xp.special.{name}(0.5, 1.5, 2.0, v)",
+}
+_SPECIAL_OVERRIDE = {
+    "bdtr": "y = xp.special.bdtr(3, 10, v)  # k, n, p",
+    "bdtrc": "y = xp.special.bdtrc(3, 10, v)",
+    "bdtri": "y = xp.special.bdtri(3, 10, v)",
+    "nbdtr": "y = xp.special.nbdtr(3, 10, v)",
+    "nbdtrc": "y = xp.special.nbdtrc(3, 10, v)",
+    "nbdtri": "y = xp.special.nbdtri(3, 10, v)",
+    "pdtr": "y = xp.special.pdtr(3, 10.0 * v)",
+    "pdtrc": "y = xp.special.pdtrc(3, 10.0 * v)",
+    "pdtri": "y = xp.special.pdtri(3, v)",
+    "expn": "y = xp.special.expn(2, v)",
+    "yn": "y = xp.special.yn(2, v)",
+    "lpmv": "y = xp.special.lpmv(0, 2, v)",
+    "stdtrit": "y = xp.special.stdtrit(5.0, v)",
+    "chdtri": "y = xp.special.chdtri(3.0, v)",
+    "fdtri": "y = xp.special.fdtri(3.0, 4.0, v)",
+    "gammaincinv": "y = xp.special.gammaincinv(2.0, v)",
+    "gammainccinv": "y = xp.special.gammainccinv(2.0, v)",
+    "betaincinv": "y = xp.special.betaincinv(2.0, 3.0, v)",
+}
+
+
+def _special_arity(name: str) -> int:
+    """The number of arguments of SciPy's ufunc (with ``SCIPY_ARRAY_API=1`` the public names
+    are wrappers; the ufuncs live in its private modules)."""
+    import importlib
+
+    for where in ("scipy.special._ufuncs", "scipy.special._special_ufuncs", "scipy.special"):
+        try:
+            ufunc = getattr(importlib.import_module(where), name, None)
+        except ImportError:  # the reference is read without SciPy too
+            return 1
+        if hasattr(ufunc, "nin"):
+            return ufunc.nin
+    raise LookupError(f"xdist_reference: scipy.special has no ufunc {name}")
+
+
+for _n in (
+    "bdtr", "bdtrc", "bdtri", "betainc", "betaincc", "betaincinv", "betaln", "binom", "boxcox",
+    "boxcox1p", "cbrt", "chdtr", "chdtrc", "chdtri", "cosdg", "cosm1", "cotdg", "ellipk",
+    "ellipkm1", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "exp10", "exp2", "exprel",
+    "expi", "expit", "expn", "fdtr", "fdtrc", "fdtri", "gamma", "gammainc", "gammaincc",
+    "gammainccinv", "gammaincinv", "gammaln", "gammasgn", "gdtr", "gdtrc", "huber", "hyp1f1",
+    "i0", "i0e", "i1", "i1e", "inv_boxcox", "inv_boxcox1p", "j0", "j1", "k0", "k0e", "k1", "k1e",
+    "kl_div", "log_ndtr", "loggamma", "logit", "lpmv", "nbdtr", "nbdtrc", "nbdtri", "ndtr",
+    "ndtri", "pdtr", "pdtrc", "pdtri", "poch", "pseudo_huber", "psi", "radian", "rel_entr",
+    "rgamma", "sindg", "spence", "stdtr", "stdtrit", "tandg", "xlog1py", "xlogy", "y0", "y1",
+    "yn", "zetac", "digamma",
+):  # fmt: skip
+    _code = _SPECIAL_OVERRIDE.get(_n) or _SPECIAL_CODE[_special_arity("psi" if _n == "digamma" else _n)]
+    _add(f"xdist.special.{_n}", SPECIAL, _code, V)
+
+# -- xdist.random ----------------------------------------------------------------------------------
+DRAW = (
+    "None: element ``j`` is a function of the seed and ``j`` only, so each rank draws only its "
+    "own elements and the array is the same bits at any rank count, split and backend (one "
+    "all-to-all only for a result split along a later axis in short runs)."
+)
+_add(
+    "xdist.random.default_rng",
+    "A given seed: none (with ``check_replicated`` on, one allgather of a checksum of the key). "
+    "``seed=None``: rank 0 draws fresh entropy and broadcasts it (16 bytes).",
+    "rng = xdist.random.default_rng(42)",
+    RNG,
+)
+_add("xdist.random.Generator", DRAW, "x = rng.standard_normal((6, 2), split=0)", RNG)
+for _n, _code in (
+    ("random", "x = rng.random((6, 2), split=0)"),
+    ("uniform", "x = rng.uniform(-1.0, 1.0, (6, 2), split=0)"),
+    ("standard_normal", "x = rng.standard_normal((6, 2), split=0)"),
+    ("normal", "x = rng.normal(10.0, 2.0, (6, 2), split=0)"),
+    ("integers", "k = rng.integers(0, 10, 100, split=0)"),
+):
+    _add(f"xdist.random.Generator.{_n}", DRAW, _code, RNG)
+_add(
+    ["xdist.random.Generator.permutation"],
+    "None along an axis that is not split, or for a replicated result. Along the split axis "
+    "a distributed argsort of the keys (a sample sort: an allgather of samples and "
+    "all-to-alls) and, for an array, a ``take``; never a gather.",
+    "p = rng.permutation(10, split=0)  # a split permutation of 0..9",
+    RNG,
+    {"allgather": 1, "allgatherv": 1, "alltoallv": 2},
+)
+_add(
+    "xdist.random.Generator.shuffle",
+    "As ``permutation``: in place, along ``axis``.",
+    "rng.shuffle(x)",
+    RNG + "x = xp.asarray(np.arange(10.0), split=0)\n",
+    {"allgather": 1, "allgatherv": 1, "alltoall": 1, "alltoallv": 4},
+)
+_add(
+    "xdist.random.Generator.choice",
+    "With replacement from ``range(a)`` or a replicated ``a``: none, as ``random``. From a "
+    "split ``a``: a ``take`` (an all-to-all of indices and one of values). Without "
+    "replacement into a split result: a distributed argsort of ``len(a)`` keys.",
+    "s = rng.choice(100, size=10, split=0)",
+    RNG,
+)
+_add("xdist.random.Generator.spawn", "None: independent child generators, alike on every rank.",
+     "a, b = rng.spawn(2)", RNG)  # fmt: skip
+for _n, _what in (("key", "The key the counter-based stream draws from."),
+                  ("seed_seq", "The NumPy ``SeedSequence`` it was made from."),
+                  ("comm", "The communicator new arrays use (``None``: the default).")):  # fmt: skip
+    _add(f"xdist.random.Generator.{_n}", f"None. {_what}", f"print(rng.{_n})", RNG)
+
+# -- xdist.io ------------------------------------------------------------------------------------
+LOAD = (
+    "Rank 0 reads the metadata and broadcasts it (two broadcasts); each rank reads only its "
+    "slab (memory: its block plus one piece of ``chunk_bytes``, 64 MiB by default, never the "
+    "whole file); one allgather agrees that every rank's read succeeded, so a missing file "
+    "raises the same error everywhere."
+)
+SAVE = (
+    "Written under a temporary name (two broadcasts), each rank writing only its own part, "
+    "in parallel where the format allows (``.npy``, Zarr, CSV) and rank by rank otherwise "
+    "(HDF5, NetCDF: one allgather per rank with data); one allgather agrees that every part "
+    "was written and two broadcasts rename the file: it appears only when complete. Zarr "
+    "adds a halo exchange where blocks do not start at chunk boundaries."
+)
+_IO_SENDS = {
+    "save_npy": {"bcast": 4, "allgather": 1},
+    "load_npy": {"bcast": 2, "allgather": 1},
+    "save_hdf5": {"bcast": 4, "allgather": 4},
+    "load_hdf5": {"bcast": 2, "allgather": 1},
+    "save_zarr": {"bcast": 4, "alltoallv": 1, "allgather": 1},
+    "load_zarr": {"bcast": 2, "allgather": 1},
+    "save_netcdf": {"bcast": 4, "allgather": 4},
+    "load_netcdf": {"bcast": 2, "allgather": 1},
+    "save_csv": {"bcast": 4, "exscan": 1, "allgather": 1},
+    "load_csv": {"bcast": 2, "allgather": 2},
+}
+IO = _IMPORTS + "import xdist.io\n\nx = xp.asarray(np.arange(12.0).reshape(4, 3), split=0)\n"
+for _fmt, _save, _load in (
+    ("npy", "xdist.io.save_npy(x, 'x.npy')", "y = xdist.io.load_npy('x.npy', split=0)"),
+    ("hdf5", "xdist.io.save_hdf5(x, 'x.h5', 'data')", "y = xdist.io.load_hdf5('x.h5', 'data')"),
+    ("zarr", "xdist.io.save_zarr(x, 'x.zarr')", "y = xdist.io.load_zarr('x.zarr', split=0)"),
+    ("netcdf", "xdist.io.save_netcdf(x, 'x.nc', 'data')",
+     "y = xdist.io.load_netcdf('x.nc', 'data')"),
+    ("csv", "xdist.io.save_csv(x, 'x.csv')", "y = xdist.io.load_csv('x.csv')"),
+):  # fmt: skip
+    _add(f"xdist.io.save_{_fmt}", SAVE, _save, IO, _IO_SENDS[f"save_{_fmt}"])
+    _add(f"xdist.io.load_{_fmt}", LOAD, _load, IO + _save + "\n", _IO_SENDS[f"load_{_fmt}"])
+_add("xdist.io.save", "As the format's ``save_*`` (chosen by the extension).",
+     "xdist.io.save(x, 'x.npy')", IO, _IO_SENDS["save_npy"])  # fmt: skip
+_add("xdist.io.load", "As the format's ``load_*`` (chosen by the extension).",
+     "y = xdist.io.load('x.npy')", IO + "xdist.io.save(x, 'x.npy')\n",
+     _IO_SENDS["load_npy"])  # fmt: skip
+_add(
+    "xdist.io.from_sliceable",
+    "Each rank reads only its slab of an object with ``shape``, ``dtype`` and "
+    "``__getitem__`` that every rank opened (an h5py dataset, a Zarr array, a memory map); "
+    "one allgather agrees that every read succeeded.",
+    "y = xdist.io.from_sliceable(whole, split=0)",
+    IO + "whole = np.arange(12.0).reshape(4, 3)  # any sliceable object opened on every rank\n",
+    {"allgather": 1},
+)
+_add("xdist.io.is_lazy_array", "None: a type test (h5py, Zarr, NetCDF variables).",
+     "print(xdist.io.is_lazy_array(np.zeros(3)))  # False", IO)  # fmt: skip
+
+# -- xdist.ml ----------------------------------------------------------------------------------
+_ESTIMATOR = (
+    "Every call is collective (all ranks call it with their blocks). Per-feature or "
+    "per-cluster results are replicated, per-sample results split like ``X``."
+)
+_KM = BLOBS + "km = KMeans(n_clusters=2, n_init=1, random_state=0).fit(X)\n"
+_LASSO = BLOBS + "model = Lasso(alpha=0.1).fit(X, y)\n"
+_MOM = BLOBS + "m = Moments().fit(X)\n"
+_add(
+    "xdist.ml.KMeans",
+    _ESTIMATOR + " Per Lloyd iteration: local distances and labels, then one allreduce of "
+    "``k x (d + 1)`` weighted sums for all clusters and the count of changed labels; "
+    "k-means++ samples by a global cumulative sum and ``searchsorted``, never gathering X.",
+    "km = KMeans(n_clusters=2, n_init=1, random_state=0).fit(X)\nprint(km.cluster_centers_.shape)",
+    BLOBS,
+)
+_add(
+    "xdist.ml.Lasso",
+    _ESTIMATOR + " With ``precompute=True`` (or ``'auto'`` and more samples than features) the "
+    "Gram problem comes from a few reductions and the descent runs on the replicated "
+    "``p x p`` problem with no further messages; otherwise (``precompute=False``, the "
+    "default) one allreduce per coordinate update.",
+    "model = Lasso(alpha=0.1).fit(X, y)\nprint(model.coef_)",
+    BLOBS,
+)
+_add(
+    "xdist.ml.Moments",
+    _ESTIMATOR + " Per batch: one pass of local moments about a shifted center, combined "
+    "across ranks by allreduces (Pebay's pairwise merges); the results are replicated.",
+    "m = Moments().fit(X)\nprint(m.mean_)",
+    BLOBS,
+)
+_add("xdist.ml.KMeans.fit", REFERENCE["xdist.ml.KMeans"].comm,
+     "km = KMeans(n_clusters=2, n_init=1, random_state=0).fit(X)", BLOBS)  # fmt: skip
+_add("xdist.ml.KMeans.fit_predict", "As ``fit``; the labels are split like ``X``.",
+     "labels = KMeans(n_clusters=2, n_init=1, random_state=0).fit_predict(X)", BLOBS)  # fmt: skip
+_add("xdist.ml.KMeans.fit_transform", "As ``fit``, then ``transform``.",
+     "d = KMeans(n_clusters=2, n_init=1, random_state=0).fit_transform(X)", BLOBS)  # fmt: skip
+_add("xdist.ml.Lasso.fit", REFERENCE["xdist.ml.Lasso"].comm,
+     "model = Lasso(alpha=0.1).fit(X, y)", BLOBS)  # fmt: skip
+_add("xdist.ml.Moments.fit", REFERENCE["xdist.ml.Moments"].comm, "m = Moments().fit(X)", BLOBS)
+for _name, _comm, _code, _setup in (
+    ("KMeans.predict", "One allreduce checks that ``X`` is finite; then local distances to "
+     "the replicated centers: the labels are split like ``X``.", "labels = km.predict(X)", _KM),
+    ("KMeans.transform", "One allreduce checks that ``X`` is finite; then local distances to "
+     "the replicated centers, split like ``X``.", "d = km.transform(X)", _KM),
+    ("KMeans.score", "The finiteness check, local distances, then allreduces of the sums.",
+     "s = km.score(X)", _KM),
+    ("Lasso.predict", "One allreduce checks that ``X`` is finite; then one local product with "
+     "the replicated ``coef_``: split like ``X``.", "p = model.predict(X)", _LASSO),
+    ("Lasso.score", "R^2: the prediction, then reductions over the samples (allreduces).",
+     "r2 = model.score(X, y)", _LASSO),
+    ("Lasso.sparse_coef_", "None: ``coef_`` as a SciPy sparse matrix (it is small and "
+     "replicated).", "c = model.sparse_coef_", _LASSO),
+    ("Moments.partial_fit", "One batch: local moments merged across ranks by allreduces and "
+     "into the running results.", "m.partial_fit(X[:20])", _MOM),
+    ("Moments.transform", "One allreduce checks that ``X`` is finite; then each rank "
+     "standardizes its block with the replicated moments.", "z = m.transform(X)", _MOM),
+    ("Moments.inverse_transform", "As ``transform`` (one allreduce checks the input).",
+     "back = m.inverse_transform(m.transform(X))", _MOM),
+):  # fmt: skip
+    _add(f"xdist.ml.{_name}", _comm, _code, _setup)
+for _mod, _what in (("cluster", "``KMeans``"), ("linear_model", "``Lasso``"),
+                    ("stats", "``Moments`` and the moment functions")):  # fmt: skip
+    _add(f"xdist.ml.{_mod}", f"The module holding {_what}; see there.",
+         f"import xdist.ml.{_mod}", NONE)  # fmt: skip
+
+# What the ml examples send at 3 ranks (iterative fits: for these data and seeds).
+_FIT_KM = {"allreduce": 12, "exscan": 2, "bcast": 1, "allgather": 4, "allgatherv": 2}
+for _name, _sends in {
+    "KMeans": _FIT_KM,
+    "KMeans.fit": _FIT_KM,
+    "KMeans.fit_predict": _FIT_KM,
+    "KMeans.fit_transform": dict(_FIT_KM, allreduce=13),
+    "KMeans.predict": {"allreduce": 1},
+    "KMeans.transform": {"allreduce": 1},
+    "KMeans.score": {"allreduce": 3},
+    "Lasso": {"allreduce": 101, "allgather": 2},
+    "Lasso.fit": {"allreduce": 101, "allgather": 2},
+    "Lasso.predict": {"allreduce": 1},
+    "Lasso.score": {"allreduce": 6},
+    "Moments": {"allreduce": 6},
+    "Moments.fit": {"allreduce": 6},
+    "Moments.partial_fit": {"allreduce": 6},
+    "Moments.transform": {"allreduce": 1},
+    "Moments.inverse_transform": {"allreduce": 2},
+}.items():
+    REFERENCE[f"xdist.ml.{_name}"].sends.update(_sends)
+
+
+# -- what is public, and where the reference shows it ------------------------------------------
+def resolve(name: str):
+    """The object a dotted public name stands for (``xdist.Array.shape``: the class attribute
+    as stored, so a property is the property)."""
+    import importlib
+
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for k, part in enumerate(parts[cut:]):
+            if inspect.isclass(obj) and k == len(parts) - cut - 1:
+                return inspect.getattr_static(obj, part)
+            obj = getattr(obj, part)
+        return obj
+    raise ImportError(name)
+
+
+def kind_of(name: str) -> str:
+    """How the reference renders ``name``: module, class, function, method, property,
+    attribute or data."""
+    obj = resolve(name)
+    parent = name.rsplit(".", 1)[0]
+    if inspect.ismodule(obj):
+        return "module"
+    if inspect.isclass(obj):
+        return "class"
+    if parent in REFERENCE and kind_of(parent) == "class":
+        if isinstance(obj, property):
+            return "property"
+        if inspect.isfunction(obj) or isinstance(obj, (classmethod, staticmethod)):
+            return "method"
+        return "attribute"
+    if callable(obj) and not isinstance(obj, type(None)) and not _is_dtype(obj):
+        return "function"
+    return "data"
+
+
+def _is_dtype(obj) -> bool:
+    import numpy as np
+
+    return isinstance(obj, np.dtype)
+
+
+def _own_members(cls) -> list[str]:
+    """Public attributes a class of xdist defines itself (not those it inherits from another
+    library, such as scikit-learn's ``get_params``)."""
+    names = []
+    for attr in dir(cls):
+        if attr.startswith("_") or (attr.startswith("set_") and attr.endswith("_request")):
+            continue  # scikit-learn's generated metadata-routing setters
+        for base in cls.__mro__:
+            if attr in vars(base):
+                if base.__module__.startswith("xdist"):
+                    names.append(attr)
+                break
+    return names
+
+
+CLASSES = (
+    "xdist.Array",
+    "xdist.Layout",
+    "xdist.random.Generator",
+    "xdist.ml.KMeans",
+    "xdist.ml.Lasso",
+    "xdist.ml.Moments",
+)
+SUBMODULES = ("linalg", "fft", "special", "random", "io", "ml")
+
+
+def public_names() -> list[str]:
+    """Every public name of xdist: the namespace's attributes (and
+    ``__array_namespace_info__``), each submodule's ``__all__``, and the members the public
+    classes define."""
+    import __future__
+    import importlib
+
+    import xdist
+
+    names = [
+        f"xdist.{n}"
+        for n in dir(xdist)
+        if not n.startswith("_")
+        and n not in SUBMODULES
+        and not isinstance(getattr(xdist, n), __future__._Feature)  # ``annotations``
+    ]
+    names.append("xdist.__array_namespace_info__")
+    for sub in SUBMODULES:
+        module = importlib.import_module(f"xdist.{sub}")
+        names += [f"xdist.{sub}.{n}" for n in module.__all__]
+    for cls in CLASSES:
+        names += [f"{cls}.{m}" for m in _own_members(resolve(cls))]
+    return sorted(set(names))
+
+
+_CHAPTERS = {
+    "creation": "xdist._creation_functions",
+    "data-types": "xdist._data_type_functions",
+    "elementwise": "xdist._elementwise_functions",
+    "indexing": "xdist._indexing_functions",
+    "linear-algebra": "xdist._linear_algebra_functions",
+    "manipulation": "xdist._manipulation_functions",
+    "searching": "xdist._searching_functions",
+    "set": "xdist._set_functions",
+    "sorting": "xdist._sorting_functions",
+    "statistical": "xdist._statistical_functions",
+    "utility": "xdist._utility_functions",
+}
+_BESIDE = {
+    "xdist._median": "statistical",
+    "xdist._bincount": "statistical",
+    "xdist._nan_functions": "statistical",
+}
+_FIXED = {
+    "distribution": ["xdist.from_local", "xdist.resplit", "xdist.balance", "xdist.to_numpy",
+                     "xdist.show"],
+    "settings": ["xdist.GatherWarning", "xdist.count_collectives", "xdist.get_config",
+                 "xdist.set_config", "xdist.config_context", "xdist.default_comm",
+                 "xdist.set_default_comm", "xdist.set_backend", "xdist.backend_context",
+                 "xdist.Communicator", "xdist.SelfComm", "xdist.backends",
+                 "xdist.__array_namespace_info__"],
+    "constants": ["xdist.e", "xdist.inf", "xdist.nan", "xdist.newaxis", "xdist.pi"],
+}  # fmt: skip
+
+
+def sections() -> dict[str, list[str]]:
+    """Section of the reference -> the names it shows, in order. Every entry is in one."""
+    out: dict[str, list[str]] = {k: [] for k in ("array", "layout", *_FIXED, *_CHAPTERS)}
+    for k in SUBMODULES:
+        out[k] = []
+    placed = {n for names in _FIXED.values() for n in names}
+    for k, names in _FIXED.items():
+        out[k] = list(names)
+    for name in REFERENCE:
+        if name in placed:
+            continue
+        parts = name.split(".")
+        if parts[1] == "Array":
+            out["array"].append(name)
+        elif parts[1] == "Layout":
+            out["layout"].append(name)
+        elif parts[1] in SUBMODULES:
+            out[parts[1]].append(name)
+        elif kind_of(name) == "data":
+            out["data-types"].append(name)
+        else:
+            module = getattr(resolve(name), "__module__", "")
+            chapter = _BESIDE.get(module) or next(
+                (k for k, m in _CHAPTERS.items() if module == m or module.startswith(m + ".")),
+                None,
+            )
+            if chapter is None:
+                raise LookupError(f"xdist_reference: no section of the reference for {name}")
+            out[chapter].append(name)
+    return out
