@@ -159,6 +159,31 @@ def test_getitem_matches_numpy(shape, split, counts, key):
     assert_equal(x[key], g[key])
 
 
+@pytest.mark.parametrize("shape,split,counts,key", cases(lambda shape, key: shape != ()))
+def test_fast_paths_match_the_general_path(shape, split, counts, key):
+    """The hot paths of basic indexing (``replicated_basic``, ``split_basic``: the library
+    slices the block) give what the general path gives: values, layout, and the strides
+    NumPy would have (which ``reshape`` reads to decide view or copy), or decline."""
+    from xdist._indexing.basic import getitem_basic, model_strides, replicated_basic, split_basic
+
+    g = global_data(shape)
+    x = distribute(g, split, counts)
+    items = key if isinstance(key, tuple) else (key,)
+    fast = (replicated_basic if x.split is None else split_basic)(x, items)
+    if fast is None:
+        return  # declined: the general path answers (test_getitem_matches_numpy)
+    slow = getitem_basic(x, key)
+    assert fast.layout == slow.layout
+    if x.split is not None:  # a replicated result's block shows NumPy's strides itself
+        assert model_strides(fast) == model_strides(slow)
+    assert_equal(fast, g[key])
+    if x.split is not None and isinstance(key, (slice, tuple)) and fast.size:
+        fast[...] = -1  # a view of x's block: the write is seen in x, as in NumPy
+        expected = g.copy()
+        expected[key] = -1
+        assert_equal(x, expected)
+
+
 @pytest.mark.parametrize("dtype", ["int32", "bool", "complex64", "uint8"])
 def test_getitem_dtypes(dtype):
     g = global_data((7, 5), dtype)

@@ -32,13 +32,11 @@ __all__ = ["Array", "OPERATORS", "wrap_block", "writes_back"]
 # tensor dispatches through its op table, so this module imports nothing above it.
 OPERATORS: dict[str, Any] = {}
 
-_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
-
 
 class Array:
     """A distributed array. Create it with xdist's functions, not with ``Array(...)``."""
 
-    __slots__ = ("_local", "_layout", "_comm", "_backend", "_writeback", "__weakref__")
+    __slots__ = ("_local", "_layout", "_comm", "_backend", "_writeback", "_strides", "__weakref__")
 
     _local: Any
     _layout: Layout
@@ -58,6 +56,9 @@ class Array:
         # A result of indexing or reshaping that had to be a copy at this rank count writes
         # its new values back into its base after each write (see ``writes_back``).
         self._writeback = None
+        # The strides, in elements, NumPy would give this array where they differ from what
+        # xdist's default says (``_indexing.basic.note_strides``); ``None``: the default.
+        self._strides = None
         return self
 
     # -- the standard's attributes ---------------------------------------------------------
@@ -160,12 +161,9 @@ class Array:
 
     # -- namespace and interchange ---------------------------------------------------------
     def __array_namespace__(self, *, api_version: str | None = None) -> types.ModuleType:
-        if api_version is not None and api_version not in _API_VERSIONS:
-            raise ValueError(
-                f"__array_namespace__: unsupported api_version {api_version!r}; "
-                f"expected one of {_API_VERSIONS}"
-            )
-        return OPERATORS["__array_namespace__"]
+        """xdist (``api_version=None`` or the ``api_version`` setting's edition), or a
+        namespace of the edition asked for (``xdist/_editions.py``)."""
+        return OPERATORS["__array_namespace__"](api_version)
 
     def to_numpy(self) -> np.ndarray:
         """The whole array as a new NumPy array on every rank: one ``allgatherv``, so every

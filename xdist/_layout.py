@@ -56,6 +56,15 @@ class Layout:
 
     # -- construction -------------------------------------------------------------------
     @classmethod
+    def trusted(cls, shape: tuple[int, ...], split: int, counts: tuple[int, ...]) -> Layout:
+        """A split layout whose fields are known to be valid (the hot paths that derive
+        them from a valid layout: indexing), without ``__post_init__``'s checks."""
+        self = object.__new__(cls)
+        fields = self.__dict__
+        fields["shape"], fields["split"], fields["counts"] = shape, split, counts
+        return self
+
+    @classmethod
     def replicated(cls, shape: tuple[int, ...]) -> Layout:
         return cls(tuple(shape), None, None)
 

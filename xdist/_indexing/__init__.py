@@ -49,7 +49,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _array
-from .basic import getitem_basic, note_write, replicated_basic, setitem_basic
+from .basic import getitem_basic, note_write, replicated_basic, setitem_basic, split_basic
 from .integer_arrays import getitem_arrays, setitem_arrays
 from .keys import BASIC, host_keys, key_kind, mask_key
 from .masks import getitem_mask, setitem_mask
@@ -64,8 +64,9 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
     if all(type(k) in BASIC for k in items):  # ints, slices, None, Ellipsis: no arrays
         # The hot path: the library indexes the block. Not for an array that writes itself
         # back (a copy, or a view of one): the general path passes writes on.
-        if x._layout.split is None and x._writeback is None:
-            out = replicated_basic(x, items)
+        if x._writeback is None:
+            fast = replicated_basic if x._layout.split is None else split_basic
+            out = fast(x, items)
             if out is not None:
                 return out
         return getitem_basic(x, key)
