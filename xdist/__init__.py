@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys as _sys
 
-from . import _indexing, _numpy_interop, fft, io, linalg, random, special
+from . import _indexing, _numpy_interop, fft, io, lib, linalg, random, special
 from ._array import OPERATORS as _OPERATORS
 from ._array import Array
 from ._bincount import bincount
@@ -42,10 +42,12 @@ from ._manipulation_functions import *  # noqa: F403
 from ._median import median
 from ._movement.gathers import GatherWarning
 from ._nan_functions import *  # noqa: F403
+from ._pad import pad
 from ._runtime import backend_context, default_comm, set_backend, set_default_comm
 from ._runtime import start as _start
 from ._searching_functions import *  # noqa: F403
 from ._set_functions import *  # noqa: F403
+from ._sliding_window import sliding_window_view
 from ._sorting_functions import *  # noqa: F403
 from ._statistical_functions import *  # noqa: F403
 from ._transport.comm import Communicator, SelfComm, count_collectives

@@ -243,6 +243,10 @@ def _functions() -> dict:
         np.nanargmax: _nan_arg("nanargmax"),
         np.nancumsum: _nan_scan("nancumsum"),
         np.nancumprod: _nan_scan("nancumprod"),
+        np.pad: lambda array, pad_width, mode="constant", **k: _namespace().pad(
+            array, pad_width, mode, **k
+        ),
+        np.lib.stride_tricks.sliding_window_view: ns("sliding_window_view"),
         np.isclose: None,  # falls back: NumPy's tolerance semantics, on the gathered copies
     }
     return {k: v for k, v in table.items() if v is not None}
