@@ -131,6 +131,19 @@ def test_the_version_has_one_place():
     assert xdist.__version__ == VERSION
 
 
+def test_readme_names_the_distribution_the_import_and_every_extra():
+    readme = (ROOT / "README.md").read_text()
+    flat = " ".join(readme.split())
+    assert "The distribution is called **`xdist-array`**" in flat
+    assert "imported as **`xdist`**" in flat and "pip install xdist-array" in flat
+    rows = set(re.findall(r"^\| `([a-z]+)` \|", readme, re.M))
+    extras = set(PROJECT["optional-dependencies"])
+    assert rows == extras, (
+        f"README.md's table of extras (section Install) lacks {sorted(extras - rows)} and has "
+        f"{sorted(rows - extras)} that pyproject.toml does not define: make them agree"
+    )
+
+
 def test_wheel_is_built_from_the_sdist(dists):
     assert "Building wheel from sdist" in dists["log"], dists["log"]
     assert dists["sdist"].name == f"xdist_array-{VERSION}.tar.gz"
