@@ -32,6 +32,7 @@ from ._dtypes import (
     uint32,
     uint64,
 )
+from ._einsum import einsum
 from ._elementwise_functions import *  # noqa: F403
 from ._elementwise_functions import __all__ as _elementwise_names
 from ._indexing_functions import *  # noqa: F403

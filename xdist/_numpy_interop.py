@@ -247,6 +247,7 @@ def _functions() -> dict:
             array, pad_width, mode, **k
         ),
         np.lib.stride_tricks.sliding_window_view: ns("sliding_window_view"),
+        np.einsum: ns("einsum"),
         np.isclose: None,  # falls back: NumPy's tolerance semantics, on the gathered copies
     }
     return {k: v for k, v in table.items() if v is not None}
