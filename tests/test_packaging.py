@@ -65,7 +65,7 @@ VERSION = re.search(
     r'^__version__ = "([^"]+)"$', (ROOT / "xdist" / "_version.py").read_text(), re.M
 ).group(1)
 NOTICE = "xdist: no MPI"
-TIMEOUT = 300  # seconds for one build, install or run (each takes a few here)
+TIMEOUT = 120  # seconds for one build, install or run (each takes a few here)
 
 # Run inside the fresh venv, from a folder outside the checkout; prints one JSON line a rank.
 SMOKE = textwrap.dedent(
@@ -297,21 +297,21 @@ def mpi_extra(plain_install, venv, dists) -> dict:
 def test_without_mpi4py_one_process_and_one_notice(venv, no_mpi4py):
     venv.check(no_mpi4py, ranks=1)
     assert not no_mpi4py["reports"][0]["mpi4py"]
-    assert len(no_mpi4py["stderr"]) == 1 and no_mpi4py["stderr"][0].startswith(NOTICE)
-    assert "pip install 'xdist-array[mpi]'" in no_mpi4py["stderr"][0]
+    notices = [line for line in no_mpi4py["stderr"] if line.startswith(NOTICE)]
+    assert len(notices) == 1, no_mpi4py["stderr"]
+    assert "No module named 'mpi4py'" in notices[0], notices[0]
+    assert "pip install 'xdist-array[mpi]'" in notices[0]
 
 
 def test_plain_install_runs_with_or_without_an_mpi_library(venv, plain_install):
     venv.check(plain_install, ranks=1)
     assert plain_install["reports"][0]["mpi4py"]
-    if plain_install["system_mpi"]:  # mpi4py found this machine's MPI: no notice
-        assert plain_install["stderr"] == []
-    else:  # mpi4py is there but no library behind it: one process and one notice
-        assert len(plain_install["stderr"]) == 1, plain_install["stderr"]
-        assert plain_install["stderr"][0].startswith(NOTICE)
+    notices = [line for line in plain_install["stderr"] if line.startswith(NOTICE)]
+    # mpi4py found this machine's MPI: no notice; else one process and one notice
+    assert len(notices) == (0 if plain_install["system_mpi"] else 1), plain_install["stderr"]
 
 
 def test_mpi_extra_runs_at_one_and_two_ranks(venv, mpi_extra):
     for ranks, result in mpi_extra.items():
         venv.check(result, ranks=ranks)
-        assert result["stderr"] == [], result["stderr"]
+        assert not any(line.startswith(NOTICE) for line in result["stderr"]), result["stderr"]
