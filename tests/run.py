@@ -9,6 +9,9 @@ The backends default to NumPy, plus Torch (CPU) when ``import torch`` works; eac
 Replicated data given to the constructors is checked to be the same on every rank
 (``XDIST_CHECK_REPLICATED=1``, off by default for users).
 
+``tests/test_packaging.py`` (build the sdist and wheel, install the wheel into a fresh venv)
+runs once per command, in the first NumPy 1-rank run; the other runs skip it.
+
 Each run has a wall-clock limit: a hang is killed and reported as a failure. Under mpiexec a
 test failing on any rank aborts the whole job (tests/conftest.py), so a failure never leaves
 the other ranks waiting. Three ranks on two cores oversubscribe on purpose; MPICH is told to
