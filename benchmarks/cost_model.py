@@ -1,0 +1,484 @@
+"""xdist's communication cost model: what each operation family sends, per rank, as a
+function of the rank count ``p`` and the sizes, and what that costs on a cluster network.
+
+    python benchmarks/cost_model.py            # the four workloads of docs/scaling.md
+    python benchmarks/cost_model.py --alpha 2e-6 --bandwidth 10e9
+
+Each family function gives the traffic of the busiest rank, by collective kind, in the units
+``xdist.count_collectives()`` counts (``CollectiveCounts`` in ``xdist/_transport/comm.py``):
+``calls`` (logical collectives), ``bytes`` (the payload a rank contributes for other ranks)
+and ``messages`` (how many other ranks it is addressed to), each the largest over the ranks.
+Arrays are laid out by xdist's balanced counts (``p`` blocks differing by at most one row,
+the first ranks taking the extra ones). ``tests/test_cost_model.py`` checks every family
+against the counts of the real operations at 1, 2 and 3 ranks; docs/scaling.md explains the
+formulas and the time model (``Network``).
+
+Pure Python and standard library: the model runs for ``p = 4096`` without MPI or xdist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+KINDS = (
+    "allreduce",
+    "exscan",
+    "bcast",
+    "allgather",
+    "allgatherv",
+    "alltoall",
+    "alltoallv",
+    "sendrecv",
+)
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """One collective kind on the busiest rank: calls, payload bytes, messages."""
+
+    calls: int
+    bytes: int
+    messages: int
+
+    def __add__(self, other: Traffic) -> Traffic:
+        return Traffic(
+            self.calls + other.calls, self.bytes + other.bytes, self.messages + other.messages
+        )
+
+    def times(self, k: int) -> Traffic:
+        return Traffic(self.calls * k, self.bytes * k, self.messages * k)
+
+
+Cost = dict[str, Traffic]  # collective kind -> traffic of the busiest rank
+PerRank = list[dict[str, tuple[int, int, int]]]  # one {kind: (calls, bytes, messages)} per rank
+
+
+def balanced(n: int, p: int) -> list[int]:
+    """xdist's balanced counts (``xdist._layout.balanced_counts``)."""
+    q, r = divmod(n, p)
+    return [q + 1 if i < r else q for i in range(p)]
+
+
+def offsets(counts: Sequence[int]) -> list[int]:
+    out, acc = [], 0
+    for c in counts:
+        out.append(acc)
+        acc += c
+    return out
+
+
+def busiest(per_rank: PerRank) -> Cost:
+    """The largest calls, bytes and messages over the ranks, for each kind (ranks with no
+    call of a kind count as zeros); kinds no rank calls are left out."""
+    kinds = {k for row in per_rank for k in row}
+    out = {}
+    for k in sorted(kinds):
+        rows = [row.get(k, (0, 0, 0)) for row in per_rank]
+        out[k] = Traffic(*(max(r[i] for r in rows) for i in range(3)))
+    return out
+
+
+def merged(*costs: Cost) -> Cost:
+    """Costs of steps run one after the other (busiest rank of each step added up: an upper
+    bound when different ranks are the busiest in different steps)."""
+    out: Cost = {}
+    for cost in costs:
+        for k, t in cost.items():
+            out[k] = out[k] + t if k in out else t
+    return out
+
+
+def scaled(cost: Cost, k: int) -> Cost:
+    return {kind: t.times(k) for kind, t in cost.items()}
+
+
+def _uniform(p: int, kind: str, nbytes: int, messages: int | None = None) -> Cost:
+    """One call on every rank with the same payload, addressed to every other rank."""
+    if p == 1 or nbytes == 0:
+        return {kind: Traffic(1, 0, 0)} if p > 1 else {}
+    return {kind: Traffic(1, nbytes, p - 1 if messages is None else messages)}
+
+
+# -- the families ------------------------------------------------------------------------------
+def elementwise(p: int, shape: Sequence[int], itemsize: int, realign: bool = False) -> Cost:
+    """``x + y`` of two ``(n, m)`` arrays split along axis 0; ``realign``: ``y`` split along
+    axis 1 instead, so it moves to rows first (``resplit``'s alltoallv)."""
+    if not realign:
+        return {}  # equal layouts (or a replicated operand sliced locally): no message
+    return resplit(p, shape, itemsize)
+
+
+def resplit(p: int, shape: Sequence[int], itemsize: int) -> Cost:
+    """An ``(n, m)`` array from columns (split 1) to rows (split 0), or back: one alltoallv of
+    every element a rank holds outside its new block (the overlap of its row block with each
+    other rank's column block)."""
+    if p == 1:
+        return {}
+    return busiest(_swap(p, shape, itemsize, to_rows=True))
+
+
+def _swap(p: int, shape: Sequence[int], itemsize: int, to_rows: bool) -> PerRank:
+    """Each rank's alltoallv of an ``(n, m)`` array from columns to rows (or rows to
+    columns): what it holds of the other ranks' new blocks."""
+    rows, cols = balanced(shape[0], p), balanced(shape[1], p)
+    have, want = (cols, rows) if to_rows else (rows, cols)
+    per_rank: PerRank = []
+    for q in range(p):
+        sent = sum(want[r] * have[q] for r in range(p) if r != q)
+        peers = sum(1 for r in range(p) if r != q and want[r] and have[q])
+        per_rank.append({"alltoallv": (1, sent * itemsize, peers)})
+    return per_rank
+
+
+def gather(p: int, shape: Sequence[int], itemsize: int) -> Cost:
+    """``resplit(x, None)`` of an ``(n, ...)`` array split along axis 0: one allgatherv of
+    each rank's block (every rank receives the whole array: memory n * m * itemsize)."""
+    inner = math.prod(shape[1:])
+    return _uniform(p, "allgatherv", max(balanced(shape[0], p)) * inner * itemsize)
+
+
+def reduction(p: int, result_elements: int, partial_bytes: int) -> Cost:
+    """A reduction whose axes include the split axis: one allreduce of the result-sized
+    partials. ``partial_bytes`` per result element: the dtype's itemsize for sum/prod/min/
+    max; 8 for mean (float64 sums); 32 for var/std (the record count, mean, correction, M2,
+    merged by Chan's formulas); 24 for argmax/argmin (value, global index, NaN flag)."""
+    return _uniform(p, "allreduce", result_elements * partial_bytes)
+
+
+def cumulative_sum(p: int, shape: Sequence[int], itemsize: int) -> Cost:
+    """``cumulative_sum`` along the split axis 0 of ``(n, ...)``: one exscan of the block
+    totals (``prod(shape[1:])`` elements); rank 0's reaches the other p - 1 ranks."""
+    if p == 1:
+        return {}
+    return {"exscan": Traffic(1, math.prod(shape[1:]) * itemsize, p - 1)}
+
+
+def sort(p: int, n: int, itemsize: int, moved: Sequence[int] | None = None) -> Cost:
+    """``sort`` of a 1-D array of ``n`` elements split over ``p`` ranks: the sample sort
+    (``xdist/_ops/sample_sort.py``). Samples: ``min(c, p)`` (value, int64 index) pairs per
+    rank in one allgatherv; cuts: ``p - 1`` int64 per rank in one allgather; the exchange:
+    one alltoallv of the elements that belong elsewhere; the rebalance: one alltoallv.
+    ``moved[r]`` is how many of rank r's elements leave it in the exchange: by default
+    ``c_r (p - 1) / p`` (random data), exactly ``c_r`` for a reversed input of distinct
+    values on an even split (every block goes to the mirrored rank, the middle one stays)."""
+    if p == 1:
+        return {}
+    counts = balanced(n, p)
+    if moved is None:
+        moved = [c * (p - 1) // p for c in counts]
+    per_rank: PerRank = []
+    for r, c in enumerate(counts):
+        samples = min(c, p)
+        row = {
+            "allgatherv": (1, samples * (itemsize + 8), (p - 1) if samples else 0),
+            "allgather": (1, (p - 1) * 8, p - 1),
+            # the exchange; then the rebalance (nothing for an exact split)
+            "alltoallv": (2, moved[r] * itemsize, 1 if moved[r] else 0),
+        }
+        per_rank.append(row)
+    return busiest(per_rank)
+
+
+def matmul_rows_replicated(p: int) -> Cost:
+    """``X @ W``, ``X`` split along rows, ``W`` replicated: local."""
+    return {}
+
+
+def matmul_contraction(p: int, m: int, k: int, itemsize: int) -> Cost:
+    """``X.T @ Y`` of ``(n, m)`` and ``(n, k)`` split along rows (n large): partial products
+    and one allreduce of the ``(m, k)`` result (the Gram matrix of Lasso)."""
+    return _uniform(p, "allreduce", m * k * itemsize)
+
+
+def matmul_ring(p: int, n: int, k: int, itemsize: int) -> Cost:
+    """``A @ B``, ``A`` ``(n, n)`` and ``B`` ``(n, k)`` both split along rows, ``B`` larger
+    than ``gather_warning_elements`` (a smaller one is gathered in one allgatherv): the ring
+    plan passes ``B``'s row blocks around, ``p - 1`` sendrecv; rank r sends, at step s, the block
+    of rank ``(r + s) % p`` (it received it at the step before)."""
+    if p == 1:
+        return {}
+    counts = balanced(n, p)
+    per_rank: PerRank = []
+    for r in range(p):
+        sent = sum(counts[(r + s) % p] for s in range(p - 1)) * k * itemsize
+        per_rank.append({"sendrecv": (p - 1, sent, p - 1)})
+    return busiest(per_rank)
+
+
+def index_int(p: int, shape: Sequence[int], itemsize: int) -> Cost:
+    """``x[i]`` with ``x`` split along axis 0: one bcast of the row from its owner."""
+    if p == 1:
+        return {}
+    return {"bcast": Traffic(1, math.prod(shape[1:]) * itemsize, p - 1)}
+
+
+def index_reversed(p: int, shape: Sequence[int], itemsize: int) -> Cost:
+    """``x[::-1]`` on the split axis 0: one alltoallv restoring rank order (each block goes
+    to the ranks whose blocks cover its mirrored range)."""
+    if p == 1:
+        return {}
+    n, inner = shape[0], math.prod(shape[1:])
+    counts = balanced(n, p)
+    starts = offsets(counts)
+    per_rank: PerRank = []
+    for q in range(p):
+        lo, hi = n - starts[q] - counts[q], n - starts[q]  # where q's rows land
+        sent, peers = 0, 0
+        for r in range(p):
+            both = max(0, min(hi, starts[r] + counts[r]) - max(lo, starts[r]))
+            if r != q and both:
+                sent, peers = sent + both, peers + 1
+        per_rank.append({"alltoallv": (1, sent * inner * itemsize, peers)})
+    return busiest(per_rank)
+
+
+def index_take(
+    p: int, shape: Sequence[int], itemsize: int, indices: Sequence[int], index_split: bool = True
+) -> Cost:
+    """``take(x, idx, axis=0)``, ``x`` and ``idx`` split along axis 0: the requests go to the
+    owners and the rows come back (``ask_owners``): one alltoall of (count, flag) pairs, one
+    alltoallv of int64 indices, one of the rows (``prod(shape[1:])`` elements each)."""
+    if p == 1:
+        return {}
+    n, inner = shape[0], math.prod(shape[1:])
+    owner = [r for r, c in enumerate(balanced(n, p)) for _ in range(c)]
+    icounts = balanced(len(indices), p)
+    istart = offsets(icounts)
+    asked = [[0] * p for _ in range(p)]  # asked[r][q]: rank r's requests to rank q
+    for r in range(p):
+        for i in indices[istart[r] : istart[r] + icounts[r]]:
+            asked[r][owner[i]] += 1
+    per_rank: PerRank = []
+    for r in range(p):
+        out = sum(asked[r][q] for q in range(p) if q != r)
+        back = sum(asked[q][r] for q in range(p) if q != r)
+        peers_out = sum(1 for q in range(p) if q != r and asked[r][q])
+        peers_back = sum(1 for q in range(p) if q != r and asked[q][r])
+        per_rank.append(
+            {
+                "alltoall": (1, (p - 1) * 16, p - 1),
+                "alltoallv": (2, out * 8 + back * inner * itemsize, peers_out + peers_back),
+            }
+        )
+    return busiest(per_rank)
+
+
+def index_mask(p: int) -> Cost:
+    """``x[mask]`` with the mask split like ``x``: one allgather of the counts kept (the
+    exact uneven layout), no data (the allgather is made at one rank too)."""
+    if p == 1:
+        return {"allgather": Traffic(1, 0, 0)}
+    return _uniform(p, "allgather", 8)
+
+
+def tsqr(p: int, n: int, cols: int, itemsize: int) -> Cost:
+    """``qr`` / ``svd`` of a tall ``(n, cols)`` matrix split along rows (TSQR): one allgatherv
+    of each rank's rows among the first ``cols`` as they are and the R (``cols`` rows) of
+    its other rows."""
+    if p == 1:
+        return {}
+    counts = balanced(n, p)
+    starts = offsets(counts)
+    per_rank: PerRank = []
+    for r, c in enumerate(counts):
+        top = max(0, min(cols, starts[r] + c) - starts[r])
+        rest = c - top
+        sent = (top + min(rest, cols)) * cols * itemsize
+        per_rank.append({"allgatherv": (1, sent, p - 1 if sent else 0)})
+    return busiest(per_rank)
+
+
+def solve(p: int, n: int, k: int, itemsize: int) -> Cost:
+    """``solve(A, B)``, ``A`` ``(n, n)`` and ``B`` ``(n, k)`` split along rows: both gathered
+    on every rank (``linalg/_gathered.py``; memory: the whole system per rank)."""
+    if p == 1:
+        return {}
+    rows = max(balanced(n, p))
+    return {"allgatherv": Traffic(2, rows * (n + k) * itemsize, 2 * (p - 1))}
+
+
+def fft_split(p: int, shape: Sequence[int], itemsize: int) -> Cost:
+    """``fft`` along the split axis 0 of ``(n, m)``: the split swapped to axis 1 and back (two
+    alltoallv, each of complex values: ``itemsize`` of the complex result)."""
+    if p == 1:
+        return {}
+    away, back = _swap(p, shape, itemsize, False), _swap(p, shape, itemsize, True)
+    per_rank = [
+        {"alltoallv": tuple(a + b for a, b in zip(x["alltoallv"], y["alltoallv"]))}
+        for x, y in zip(away, back)
+    ]
+    return busiest(per_rank)
+
+
+def io_npy(p: int, save: bool) -> Cost:
+    """``xdist.io.load`` / ``save`` of a ``.npy`` file: every rank reads or writes its own slab
+    of the file; messages only agree on metadata and errors (rank 0 reads or writes the header:
+    two bcasts of its length and text per step, one allgather of error flags). Independent of
+    the array's size. The bcasts' bytes (a hundred or two of header text, from rank 0) are
+    left at 0 here. The same calls are made at one rank."""
+    bcasts = 4 if save else 2
+    return {
+        "bcast": Traffic(bcasts, 0, bcasts * (p - 1)),
+        "allgather": Traffic(1, 8 * (p > 1), p - 1),
+    }
+
+
+def random_draw(p: int, seeded: bool = True, check_replicated: bool = False) -> Cost:
+    """``xdist.random``: counter-based, each rank draws its own block: no message; a
+    generator without a seed broadcasts rank 0's entropy (16 bytes) once; a seeded one with
+    ``check_replicated`` on compares the key's checksum (one allgather of one int)."""
+    if p == 1:
+        return {}
+    if not seeded:
+        return {"bcast": Traffic(1, 16, p - 1)}
+    return {"allgather": Traffic(1, 8, p - 1)} if check_replicated else {}
+
+
+# -- the four workloads (per-iteration costs measured from xdist.ml, checked by the tests) -----
+def kmeans(
+    p: int, k: int, d: int, itemsize: int, iterations: int, check_replicated: bool = False
+) -> Cost:
+    """``xdist.ml.KMeans(init=array, n_init=1, tol=0)``, samples split: per iteration one
+    allreduce of the k x (d + 1) cluster statistics (sums with the count column) and, after
+    the first, two allgathers of one count (the samples that changed cluster, selected by a
+    mask); before: the init's agreement (one allgather of 66 ints) and the data's mean and
+    tolerance (4 allreduces, 8 * (d + 2) + 1 bytes). At one rank only the two allgathers per
+    iteration are made (the mask's counts; the others are skipped there). With
+    ``check_replicated`` on, one allgather more: the checksum of the init array."""
+    if p == 1:
+        return {"allgather": Traffic(2 * (iterations - 1), 0, 0)} if iterations > 1 else {}
+    per_iter = {"allreduce": Traffic(1, k * (d + 1) * itemsize, p - 1)}
+    changed = {"allgather": Traffic(2, 16, 2 * (p - 1))}
+    checks = int(check_replicated)
+    setup = {
+        "allreduce": Traffic(4, 8 * (d + 2) + 1, 4 * (p - 1)),
+        "allgather": Traffic(1 + checks, 528 + 8 * checks, (1 + checks) * (p - 1)),
+    }
+    return merged(setup, scaled(per_iter, iterations), scaled(changed, iterations - 1))
+
+
+def lasso(p: int, d: int, epochs: int, gram: bool, check_replicated: bool = False) -> Cost:
+    """``xdist.ml.Lasso(tol=0)`` on float64 data split along samples. With the Gram matrix: a
+    fixed number of reductions (means, X^T X, X^T y, norms) and a replicated descent with no
+    message; without: one 8-byte allreduce per coordinate per epoch (``X[:, j] @ R``).
+    Replicated arrays made inside (one with the Gram matrix, two without) agree on their
+    metadata (an allgather of 66 ints each) and, with ``check_replicated``, a checksum (an
+    allgather of one int each)."""
+    if p == 1:
+        return {}
+    made = 1 if gram else 2
+    calls = made * (1 + int(check_replicated))
+    agree = {"allgather": Traffic(calls, made * (528 + 8 * check_replicated), calls * (p - 1))}
+    if gram:
+        return merged(agree, {"allreduce": Traffic(6, 8 * (d * d + 2 * d + 4), 6 * (p - 1))})
+    setup = merged(agree, {"allreduce": Traffic(11, 8 * (4 * d + 7), 11 * (p - 1))})
+    return merged(setup, {"allreduce": Traffic(d * epochs, 8 * d * epochs, d * epochs * (p - 1))})
+
+
+def cdist_expression(p: int, n: int, d: int, itemsize: int) -> Cost:
+    """``|a|^2[:, None] + |b|^2[None, :] - 2 a @ b.T`` with ``a`` and ``b`` the same ``(n, d)``
+    array split along rows: ``b``'s norms and ``b.T`` are broadcast along their split axis,
+    so both are gathered (two allgatherv; memory: ``b`` whole on every rank)."""
+    if p == 1:
+        return {}
+    rows = max(balanced(n, p))
+    return {"allgatherv": Traffic(2, rows * (d + 1) * itemsize, 2 * (p - 1))}
+
+
+# -- time on a network ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Network:
+    """The alpha-beta (Hockney) model: a message of b bytes costs ``alpha + b / bandwidth``.
+
+    Collectives use the usual algorithms of MPICH and Open MPI for their message sizes:
+    allreduce recursive doubling for small payloads and Rabenseifner (reduce-scatter +
+    allgather) for large ones, ``ceil(log2 p)`` latencies and about ``2 b`` bytes on the wire;
+    bcast a binomial tree (scatter + allgather when large); allgather(v) recursive doubling or
+    a ring, ``ceil(log2 p)`` latencies and ``(p - 1) b`` bytes received; exscan recursive
+    doubling (``log2 p`` steps of ``b``); alltoall(v) one message per nonempty peer, plus the
+    transport's 8-byte allreduce that picks the path; sendrecv one message.
+    """
+
+    alpha: float = 1.5e-6  # seconds per message
+    bandwidth: float = 12.5e9  # bytes per second per rank (100 Gb/s)
+
+    def seconds(self, cost: Cost, p: int) -> float:
+        if p == 1:
+            return 0.0
+        lg = math.ceil(math.log2(p))
+        a, beta = self.alpha, 1.0 / self.bandwidth
+        total = 0.0
+        for kind, t in cost.items():
+            b = max(t.bytes, 0) / max(t.calls, 1)  # bytes per call
+            if kind == "allreduce":
+                per = lg * a + (lg * b if b < 65536 else 2 * b) * beta
+            elif kind == "bcast":
+                per = lg * a + (lg * b if b < 65536 else 2 * b) * beta
+            elif kind in ("allgather", "allgatherv"):
+                per = lg * a + (p - 1) * b * beta
+            elif kind == "exscan":
+                per = lg * (a + b * beta)
+            elif kind in ("alltoall", "alltoallv"):
+                peers = t.messages / max(t.calls, 1)
+                per = (peers + lg) * a + b * beta
+            else:  # sendrecv
+                per = a + b * beta
+            total += t.calls * per
+        return total
+
+
+# -- the predictions of docs/scaling.md ---------------------------------------------------------
+WORKLOADS: dict[str, Callable[[int], Cost]] = {
+    "k-means 200000x64 float32, k=8, 30 iterations": lambda p: kmeans(p, 8, 64, 4, 30),
+    "Lasso 100000x100 float64, 20 epochs, Gram": lambda p: lasso(p, 100, 20, True),
+    "Lasso 100000x100 float64, 20 epochs, no Gram": lambda p: lasso(p, 100, 20, False),
+    "mean all 8192x8192 float64": lambda p: reduction(p, 1, 8),
+    "std all 8192x8192 float64": lambda p: reduction(p, 1, 32),
+    "mean axis 0 8192x8192 float64": lambda p: reduction(p, 8192, 8),
+    "std axis 0 8192x8192 float64": lambda p: reduction(p, 8192, 32),
+    "cdist 20000x18 float32 (expression)": lambda p: cdist_expression(p, 20000, 18, 4),
+}
+
+# Bytes each rank streams from memory for its share of the work (the compute side of the
+# comparison: these workloads are memory-bound or close to it on one core).
+LOCAL_BYTES: dict[str, Callable[[int], float]] = {
+    "k-means 200000x64 float32, k=8, 30 iterations": lambda p: 30 * 200000 * 65 * 4 / p,
+    "Lasso 100000x100 float64, 20 epochs, Gram": lambda p: 100000 * 100 * 8 / p,
+    "Lasso 100000x100 float64, 20 epochs, no Gram": lambda p: 20 * 2 * 100000 * 100 * 8 / p,
+    "mean all 8192x8192 float64": lambda p: 8192 * 8192 * 8 / p,
+    "std all 8192x8192 float64": lambda p: 8192 * 8192 * 8 / p,
+    "mean axis 0 8192x8192 float64": lambda p: 8192 * 8192 * 8 / p,
+    "std axis 0 8192x8192 float64": lambda p: 8192 * 8192 * 8 / p,
+    "cdist 20000x18 float32 (expression)": lambda p: 20000 * 20000 * 4 / p,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--alpha", type=float, default=1.5e-6, help="latency, seconds")
+    parser.add_argument("--bandwidth", type=float, default=12.5e9, help="bytes per second")
+    parser.add_argument("--memory", type=float, default=10e9, help="bytes/s one core streams")
+    parser.add_argument("--ranks", default="64,1024,4096")
+    args = parser.parse_args()
+    net = Network(args.alpha, args.bandwidth)
+    ranks = [int(r) for r in args.ranks.split(",")]
+    print(
+        f"alpha {net.alpha * 1e6:g} us, bandwidth {net.bandwidth / 1e9:g} GB/s, "
+        f"memory {args.memory / 1e9:g} GB/s per rank"
+    )
+    print("| workload | " + " | ".join(f"p={p}: comm / local" for p in ranks) + " |")
+    print("|---|" + "---|" * len(ranks))
+    for name, fn in WORKLOADS.items():
+        cells = []
+        for p in ranks:
+            comm = net.seconds(fn(p), p)
+            local = LOCAL_BYTES[name](p) / args.memory
+            cells.append(f"{comm * 1e3:.3g} ms / {local * 1e3:.3g} ms")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
