@@ -40,7 +40,11 @@ PAGES = sorted(
 PAGES = [p for p in PAGES if "_build" not in p.parts]
 
 # Python blocks that must not run, by page and first line (keep this short).
-NOT_RUN: set[tuple[str, str]] = set()
+NOT_RUN = {
+    # the wrong way to plot, shown as such: it hangs at more than one rank
+    ("docs/guide/plotting.md", "# WRONG: hangs. Only rank 0 enters the gather inside plt.scatter; "
+     "the others never do."),
+}  # fmt: skip
 
 
 def test_every_public_name_has_an_entry():
@@ -87,7 +91,7 @@ def test_reference_examples():
 
 
 # -- code blocks of the pages --------------------------------------------------------------
-_FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([^\s`{]*)")
+_FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*(\{[^}]*\}|[^\s`]*)")
 _RST = re.compile(r"^(\s*)\.\. code-block::\s*(\S*)")
 
 

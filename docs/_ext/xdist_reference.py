@@ -160,8 +160,9 @@ _add(
 )
 _add(
     "xdist.meshgrid",
-    "None for replicated inputs or inputs whose split matches the output; split inputs laid "
-    "out differently move as ``resplit`` does.",
+    "None for replicated inputs. The output follows the first split input (its blocks serve "
+    "as they are); any other split input is needed whole along its axis: one allgather of "
+    "that 1-D array.",
     "gx, gy = xp.meshgrid(xp.arange(3), xp.arange(4), indexing='ij')",
     NONE,
 )
@@ -245,9 +246,9 @@ _add(["xdist.all", "xdist.any"], REDUCTION, "ok = xp.{name}(x > 0.0, axis=0)",
      sends={"allreduce": 1})  # fmt: skip
 _add(
     "xdist.diff",
-    "None along an axis that is not split; along the split axis each rank needs the first "
-    "element(s) of the next non-empty block (a halo exchange), and the result is split with "
-    "exact counts.",
+    "None along an axis that is not split. Along the split axis rank r needs the next ``n`` "
+    "rows after its block: one sendrecv from the next rank, or one all-to-all when blocks "
+    "are empty or shorter than ``n``; the result's counts are exact.",
     "d = xp.diff(x, axis=0)",
     sends={"sendrecv": 1},
 )
@@ -318,8 +319,9 @@ for _n in ("unique_inverse", "unique_all"):  # the inverse goes back to x's layo
     REFERENCE[f"xdist.{_n}"].sends["alltoallv"] = 2
 _add(
     "xdist.isin",
-    "A replicated ``test_elements``: none. A split one is sorted and queried by owner "
-    "(all-to-all), never gathered.",
+    "Integer arrays: ``unique_values(x2)`` makes the sorted set (distributed when ``x2`` is "
+    "split) and two ``searchsorted`` queries, routed to the owners of the set's blocks, "
+    "answer each element; none for a replicated ``x2``. ``x2`` is never gathered.",
     "m = xp.isin(i, wanted)",
     INT + "wanted = xp.asarray(np.array([1, 5]))  # replicated\n",
 )
@@ -370,34 +372,83 @@ MANIP = (
     "None where the split axis survives (each rank transforms its block). Otherwise the data "
     "moves in one all-to-all of boxes of global index space; nothing is gathered."
 )
-_add("xdist.reshape", MANIP + " A reshape that keeps the rows of each rank is local.",
+_add("xdist.reshape", "None when the split axis survives. Otherwise the array moves to split "
+     "0 (one all-to-all, skipped if it is) and flat ranges move to a balanced layout of the "
+     "new shape (one all-to-all); a 0-d result gathers its one element. ``copy=False`` on a "
+     "local reshape: one small allreduce agrees whether every block can be viewed.",
      "y = xp.reshape(x, (4, 3, 1))")  # fmt: skip
-_add("xdist.squeeze", MANIP, "y = xp.squeeze(xp.reshape(x, (4, 1, 3)), axis=1)")
+_add("xdist.squeeze", "None (a view) unless a squeezed axis is the split axis: then one "
+     "all-to-all re-splits along the largest remaining axis, moving only the owner's data "
+     "(a 0-d result: its one element is gathered).",
+     "y = xp.squeeze(xp.reshape(x, (4, 1, 3)), axis=1)")  # fmt: skip
 _add("xdist.expand_dims", LOCAL, "y = xp.expand_dims(x, axis=0)  # split axis becomes 1")
 _add("xdist.permute_dims", "None: the split axis moves with its data.",
      "y = xp.permute_dims(x, (1, 0))")  # fmt: skip
 _add("xdist.moveaxis", "None: the split axis moves with its data.", "y = xp.moveaxis(x, 0, 1)")
-_add("xdist.broadcast_to", MANIP, "y = xp.broadcast_to(x, (2, 4, 3))")
+_add("xdist.broadcast_to", "None for a split ``x`` broadcast along other axes (it keeps its "
+     "split and counts) or a replicated one. An ``x`` split along an axis it broadcasts "
+     "(length 1 there) is gathered first: one allgatherv of ``x``, which is small (at most "
+     "the result's size over that axis's new length).",
+     "y = xp.broadcast_to(x, (2, 4, 3))")  # fmt: skip
 _add("xdist.broadcast_arrays", ELEMENTWISE, "a, b = xp.broadcast_arrays(x, xp.ones(3))")
 _add("xdist.broadcast_shapes", METADATA, "shape = xp.broadcast_shapes((4, 1), (1, 3))", NONE)
 _add(
     "xdist.concat",
-    "Along an axis that is not split: none when the operands share the split. Along the split "
-    "axis the result's balanced blocks are filled by one all-to-all.",
+    "Inputs split alike along another axis (or replicated) concatenate locally. Otherwise "
+    "(an input split along ``axis``, or layouts that differ) every input's pieces move to "
+    "their owners in the output (balanced along ``axis``) in one all-to-all.",
     "y = xp.concat([x, x], axis=1)",
 )
 _add("xdist.stack", MANIP, "y = xp.stack([x, x], axis=0)  # the split axis becomes axis 1")
-_add("xdist.unstack", "None when the unstacked axis is not split (each piece keeps the split); "
-     "along the split axis each piece is one slab: one broadcast from its owner.",
+_add("xdist.unstack", "None along any axis but the split one (each piece keeps the split), and "
+     "none along the split axis of an array of 2 or more dimensions (each piece lies whole on "
+     "the rank that owns its index). A 1-D split array unstacks into replicated 0-d arrays: "
+     "one allgather of it (a gather, with its ``GatherWarning``).",
      "a, b, c = xp.unstack(x, axis=1)")  # fmt: skip
 _add("xdist.tile", "None when the split axis is not repeated; otherwise the block is placed at "
      "displaced ranges (one all-to-all).", "y = xp.tile(x, (1, 2))")  # fmt: skip
-_add("xdist.repeat", "None along an axis that is not split; along the split axis one "
-     "all-to-all to balanced blocks.", "y = xp.repeat(x, 2, axis=1)")  # fmt: skip
-_add("xdist.flip", "None along axes that are not split; along the split axis one exchange "
-     "with the mirror rank.", "y = xp.flip(x, axis=1)")  # fmt: skip
-_add("xdist.roll", "None along axes that are not split; along the split axis a shift exchange "
-     "between neighbouring ranks (all-to-all).", "y = xp.roll(x, 1, axis=1)")  # fmt: skip
+_add("xdist.repeat", "No data of ``x`` moves: each rank repeats its own block; along the split "
+     "axis the result's counts are the repeats of each rank's range (exact, uneven). A "
+     "repeats array costs at most an all-to-all or an allgather of the repeats and one small "
+     "allgather of counts.", "y = xp.repeat(x, 2, axis=1)")  # fmt: skip
+_add("xdist.flip", "None along axes that are not split; along the split axis each rank "
+     "reverses its block and swaps it with rank ``size - 1 - rank`` (one sendrecv); the "
+     "counts come out reversed.", "y = xp.flip(x, axis=1)")  # fmt: skip
+_add("xdist.roll", "None along axes that are not split; along the split axis one all-to-all "
+     "moves each piece to its new owner and the layout is kept.",
+     "y = xp.roll(x, 1, axis=1)")  # fmt: skip
+
+_add(
+    "xdist.pad",
+    "NumPy's ``pad``, beyond the standard. ``constant``: none. Other modes: none along axes "
+    "that are not split; along the split axis slices of ``x`` as long as the pad widths join "
+    "it (a sendrecv for each mirrored piece and one all-to-all).",
+    "y = xp.pad(x, ((1, 1), (0, 2)))  # zeros around: no message",
+)
+_add(
+    "xdist.sliding_window_view",
+    "NumPy's ``sliding_window_view``, beyond the standard (a new array, not a view). Along "
+    "the split axis one halo sendrecv of ``w - 1`` elements (one all-to-all past empty or "
+    "short blocks); elsewhere none.",
+    "w = xp.sliding_window_view(x, 2, axis=0)  # windows of 2 rows, split like x",
+    sends={"sendrecv": 1},
+)
+_add(
+    "xdist.lib",
+    "NumPy's ``lib`` names that libraries look up on a namespace: "
+    "``xdist.lib.stride_tricks.sliding_window_view`` (xarray's ``rolling``), as "
+    "``xdist.sliding_window_view``.",
+    "w = xp.lib.stride_tricks.sliding_window_view(x, 2, axis=1)  # along rows: no message",
+)
+_add(
+    "xdist.einsum",
+    "NumPy's ``einsum``, beyond the standard. Along the label of the largest split operand's "
+    "split axis: operands with that label are split alike (cut locally from replicated ones, "
+    "one all-to-all for one split differently), the others used whole; a result with that "
+    "label stays split (no message), one without it is one allreduce of the partial sums.",
+    "g = xp.einsum('ij,ik->jk', x, x)  # sums over the split rows: one allreduce",
+    sends={"allreduce": 1},
+)
 
 # -- xdist's own: distribution, inspection, settings --------------------------------------------
 _add(
@@ -1060,7 +1111,11 @@ _BESIDE = {
     "xdist._median": "statistical",
     "xdist._bincount": "statistical",
     "xdist._nan_functions": "statistical",
+    "xdist._pad": "manipulation",
+    "xdist._sliding_window": "manipulation",
+    "xdist._einsum": "linear-algebra",
 }
+_MODULES = {"xdist.lib": "manipulation"}  # namespace attributes that are modules
 _FIXED = {
     "distribution": ["xdist.from_local", "xdist.resplit", "xdist.balance", "xdist.to_numpy",
                      "xdist.show"],
@@ -1091,6 +1146,8 @@ def sections() -> dict[str, list[str]]:
             out["layout"].append(name)
         elif parts[1] in SUBMODULES:
             out[parts[1]].append(name)
+        elif name in _MODULES:
+            out[_MODULES[name]].append(name)
         elif kind_of(name) == "data":
             out["data-types"].append(name)
         else:

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
@@ -73,7 +75,36 @@ class XdistApi(SphinxDirective):
         return [f".. autofunction:: {name}", ""]
 
 
+class BenchmarkPlots(SphinxDirective):
+    """Every PNG under ``docs/_static/benchmarks/`` (written by the scripts of
+    ``benchmarks/``), as figures in name order, each captioned by the ``.txt`` beside it (else
+    its name); a sentence saying so where there is none yet, so the build never depends on
+    them."""
+
+    def run(self):
+        folder = Path(self.env.srcdir) / "_static" / "benchmarks"
+        plots = sorted(folder.glob("*.png")) if folder.is_dir() else []
+        out: list[str] = []
+        for png in plots:
+            self.env.note_dependency(str(png))
+            note = png.with_suffix(".txt")
+            caption = note.read_text().strip() if note.exists() else png.stem.replace("_", " ")
+            out += [f".. figure:: /_static/benchmarks/{png.name}", "   :width: 90%", ""]
+            out += ["   " + ln for ln in caption.splitlines()] + [""]
+        if not plots:
+            out = [
+                "No plots yet: the scripts of ``benchmarks/`` write them as PNG files into "
+                "``docs/_static/benchmarks/`` (with an optional ``.txt`` caption beside each), "
+                "and they appear here on the next build.",
+                "",
+            ]
+        node = nodes.Element()
+        self.state.nested_parse(StringList(out, source="<benchmark plots>"), 0, node)
+        return node.children
+
+
 def setup(app):
+    app.add_directive("xdist-benchmark-plots", BenchmarkPlots)
     app.connect("autodoc-process-docstring", append_note, priority=600)
     app.add_directive("xdist-api", XdistApi)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
