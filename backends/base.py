@@ -9,6 +9,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .moments import two_pass
+
 __all__ = ["STANDARD_DTYPES", "Backend", "BackendBase", "Device"]
 
 
@@ -309,6 +311,13 @@ class BackendBase:
         """``max`` (``want_max``) or ``min`` of a block over ``axes``, keeping them (length
         1): the library's own here (NumPy's backend searches short last axes faster)."""
         return (self.xp.max if want_max else self.xp.min)(block, axis=axes, keepdims=True)
+
+    def moments(self, block: Any, axes: tuple[int, ...], n: int) -> tuple[Any, Any, Any]:
+        """``(mean, correction, M2)`` of a block over ``axes`` (kept, length 1) in float64:
+        the rounded mean, the mean of the deviations from it, and the sum of squared
+        deviations (``n`` values per result). The corrected two-pass algorithm here
+        (``moments.two_pass``); NumPy's backend reads the block once (``moments.chunked``)."""
+        return two_pass(self.xp, block, axes, n, self.native_dtype(np.dtype(np.float64)))
 
     def count_nonzero(self, block: Any, axes: tuple[int, ...]) -> Any:
         """How many elements of a block are nonzero over ``axes``, keeping them (length 1),

@@ -9,6 +9,7 @@ import array_api_compat.numpy as xp_numpy
 import numpy as np
 
 from .base import STANDARD_DTYPES, BackendBase, Device, many_short_lines
+from .moments import chunked
 
 __all__ = ["NumPyBackend", "backend"]
 
@@ -59,6 +60,12 @@ class NumPyBackend(BackendBase):
 
     def is_c_contiguous(self, block: np.ndarray) -> bool:
         return block.flags.c_contiguous
+
+    def moments(self, block: np.ndarray, axes: tuple[int, ...], n: int):
+        """The moments of ``BackendBase.moments`` reading the block once, in chunks that stay
+        in the cache (``moments.chunked``), where its layout allows; else two passes."""
+        found = chunked(block, axes)
+        return found if found is not None else super().moments(block, axes, n)
 
     def min_max(self, block: np.ndarray, axes: tuple[int, ...], want_max: bool) -> np.ndarray:
         """NumPy reduces the short last axis of a C-contiguous block line by line, about

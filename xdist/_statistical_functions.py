@@ -222,8 +222,8 @@ def _check_correction(correction: Any, func: str) -> float:
 
 def _second_moment(x: Array, plan: Reduction) -> Any:
     """M2 (the sum of squared deviations from the mean) over the reduced axes, in float64: each
-    rank's block in two local passes (the corrected two-pass algorithm: the mean, then the
-    deviations, whose sum corrects the rounded mean and M2), then the ranks'
+    rank's block by its backend (``Backend.moments``: the mean, the mean of the deviations
+    from it, which corrects the rounded mean and M2, and M2), then the ranks'
     ``(n, mean, correction, M2)`` records merged by one ``allreduce`` with ``MOMENTS`` when
     the split axis is reduced."""
     xp, backend = x._backend.xp, x._backend
@@ -231,12 +231,8 @@ def _second_moment(x: Array, plan: Reduction) -> Any:
     n = local_size(x, plan)
     if n == 0:  # a rank with no rows (or nothing at all to reduce)
         m = c = m2 = filled_block(x, shape, 0.0, float64)
-    else:
-        block = xp.astype(x._local, backend.native_dtype(float64))
-        m = xp.mean(block, axis=plan.axes, keepdims=True)
-        dev = block - m
-        c = xp.mean(dev, axis=plan.axes, keepdims=True)  # the rounding of m, made visible
-        m2 = xp.sum(xp.square(dev), axis=plan.axes, keepdims=True) - n * c * c
+    else:  # the backend's algorithm: the corrected two-pass one, or NumPy's in one read
+        m, c, m2 = backend.moments(x._local, plan.axes, n)
     if not plan.combine:
         return m2
     record = xp.stack([filled_block(x, shape, float(n), float64), m, c, m2], axis=-1)
