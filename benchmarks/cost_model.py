@@ -156,19 +156,42 @@ def cumulative_sum(p: int, shape: Sequence[int], itemsize: int) -> Cost:
     return {"exscan": Traffic(1, math.prod(shape[1:]) * itemsize, p - 1)}
 
 
-def sort(p: int, n: int, itemsize: int, moved: Sequence[int] | None = None) -> Cost:
+def _mirrored(p: int, n: int) -> list[tuple[int, int]]:
+    """For each rank of a balanced split of ``n``: how many of its elements land on other
+    ranks when the order is reversed, and on how many other ranks."""
+    counts = balanced(n, p)
+    starts = offsets(counts)
+    out = []
+    for q in range(p):
+        lo, hi = n - starts[q] - counts[q], n - starts[q]  # where q's elements land
+        sent, peers = 0, 0
+        for r in range(p):
+            both = max(0, min(hi, starts[r] + counts[r]) - max(lo, starts[r]))
+            if r != q and both:
+                sent, peers = sent + both, peers + 1
+        out.append((sent, peers))
+    return out
+
+
+def sort(p: int, n: int, itemsize: int, order: str = "random") -> Cost:
     """``sort`` of a 1-D array of ``n`` elements split over ``p`` ranks: the sample sort
     (``xdist/_ops/sample_sort.py``). Samples: ``min(c, p)`` (value, int64 index) pairs per
     rank in one allgatherv; cuts: ``p - 1`` int64 per rank in one allgather; the exchange:
     one alltoallv of the elements that belong elsewhere; the rebalance: one alltoallv.
-    ``moved[r]`` is how many of rank r's elements leave it in the exchange: by default
-    ``c_r (p - 1) / p`` (random data), exactly ``c_r`` for a reversed input of distinct
-    values on an even split (every block goes to the mirrored rank, the middle one stays)."""
+    ``order`` of the input: ``"random"`` (about ``c (p - 1) / p`` elements of each rank leave
+    it, for every other rank: the expected exchange), ``"reversed"`` distinct values (each
+    block goes to the ranks covering its mirrored range) or ``"sorted"`` (nothing moves).
+    The splitters fall on the balanced boundaries, so the rebalance moves nothing here; on
+    random data it moves the splitters' imbalance, about ``n / p^2`` elements per rank."""
     if p == 1:
         return {}
     counts = balanced(n, p)
-    if moved is None:
-        moved = [c * (p - 1) // p for c in counts]
+    if order == "random":
+        exchange = [(c * (p - 1) // p, p - 1) for c in counts]
+    elif order == "reversed":
+        exchange = _mirrored(p, n)
+    else:
+        exchange = [(0, 0)] * p
     per_rank: PerRank = []
     for r, c in enumerate(counts):
         samples = min(c, p)
@@ -176,7 +199,7 @@ def sort(p: int, n: int, itemsize: int, moved: Sequence[int] | None = None) -> C
             "allgatherv": (1, samples * (itemsize + 8), (p - 1) if samples else 0),
             "allgather": (1, (p - 1) * 8, p - 1),
             # the exchange; then the rebalance (nothing for an exact split)
-            "alltoallv": (2, moved[r] * itemsize, 1 if moved[r] else 0),
+            "alltoallv": (2, exchange[r][0] * itemsize, exchange[r][1]),
         }
         per_rank.append(row)
     return busiest(per_rank)
@@ -220,19 +243,9 @@ def index_reversed(p: int, shape: Sequence[int], itemsize: int) -> Cost:
     to the ranks whose blocks cover its mirrored range)."""
     if p == 1:
         return {}
-    n, inner = shape[0], math.prod(shape[1:])
-    counts = balanced(n, p)
-    starts = offsets(counts)
-    per_rank: PerRank = []
-    for q in range(p):
-        lo, hi = n - starts[q] - counts[q], n - starts[q]  # where q's rows land
-        sent, peers = 0, 0
-        for r in range(p):
-            both = max(0, min(hi, starts[r] + counts[r]) - max(lo, starts[r]))
-            if r != q and both:
-                sent, peers = sent + both, peers + 1
-        per_rank.append({"alltoallv": (1, sent * inner * itemsize, peers)})
-    return busiest(per_rank)
+    inner = math.prod(shape[1:])
+    moves = _mirrored(p, shape[0])
+    return busiest([{"alltoallv": (1, sent * inner * itemsize, peers)} for sent, peers in moves])
 
 
 def index_take(
@@ -302,7 +315,9 @@ def solve(p: int, n: int, k: int, itemsize: int) -> Cost:
 
 def fft_split(p: int, shape: Sequence[int], itemsize: int) -> Cost:
     """``fft`` along the split axis 0 of ``(n, m)``: the split swapped to axis 1 and back (two
-    alltoallv, each of complex values: ``itemsize`` of the complex result)."""
+    alltoallv, each of complex values: ``itemsize`` of the complex result), when ``m >= p``.
+    With fewer columns than ranks (and for 1-D arrays) the six-step FFT runs instead: three
+    alltoallv of the whole block (``xdist/fft/_split_axis.py``)."""
     if p == 1:
         return {}
     away, back = _swap(p, shape, itemsize, False), _swap(p, shape, itemsize, True)

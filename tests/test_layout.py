@@ -71,3 +71,25 @@ def test_overlap_moves_every_element_exactly_once(src, dst):
 def test_overlap_of_equal_layouts_stays_on_each_rank():
     layout = Layout((7, 5), 0, (3, 2, 2))
     assert all(s == d for s, d, _ in layout.overlap(layout))
+
+
+@pytest.mark.parametrize(
+    "src,dst",
+    [
+        (Layout((7, 5), 0, (3, 2, 2)), Layout((7, 5), 1, (2, 2, 1))),
+        (Layout((7, 5), 0, (0, 0, 7)), Layout((7, 5), 0, (3, 2, 2))),
+        (Layout((7, 5), None, None), Layout((7, 5), 0, (3, 2, 2))),
+        (Layout((7, 5), 1, (5, 0, 0)), Layout((7, 5), 1, (0, 0, 5))),
+        (Layout((9,), 0, (0, 4, 0, 0, 5, 0)), Layout((9,), 0, (2, 1, 2, 1, 2, 1))),
+        (Layout((0, 3), 0, (0, 0)), Layout((0, 3), 1, (2, 1))),
+    ],
+)
+def test_overlap_of_one_rank_is_its_part_of_the_whole(src, dst):
+    """``overlap(other, rank)``: exactly the moves ``rank`` sends or receives (each once)."""
+    whole = src.overlap(dst)
+    for rank in range(len(src.counts or dst.counts)):
+        mine = src.overlap(dst, rank)
+        assert len(mine) == len(set((s, d) for s, d, _ in mine))
+        assert sorted(mine, key=repr) == sorted(
+            [m for m in whole if rank in (m[0], m[1])], key=repr
+        )

@@ -10,6 +10,7 @@ zero included: a rank may hold nothing.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -158,25 +159,50 @@ class Layout:
         """The same per-rank counts on another shape (used by shape-preserving ops)."""
         return Layout(tuple(shape), split, self.counts if split is not None else None)
 
-    def overlap(self, other: Layout) -> list[tuple[int, int, tuple[slice, ...]]]:
+    def overlap(
+        self, other: Layout, rank: int | None = None
+    ) -> list[tuple[int, int, tuple[slice, ...]]]:
         """What moves from ``self`` to ``other``: ``(src_rank, dst_rank, global box)`` for every
         pair of ranks whose blocks intersect (non-empty boxes only). A replicated source is
         read locally: every destination takes its block from itself.
+
+        With ``rank``, only the moves that ``rank`` sends or receives (what an all-to-all on
+        that rank needs): O(p) work instead of O(p^2), and O(log p + moves) when both layouts
+        are split along the same axis, so that a move at thousands of ranks stays cheap.
         """
         if self.shape != other.shape:
             raise ValueError(f"Layout.overlap: shapes differ: {self.shape} != {other.shape}")
         nranks = len(self.counts or other.counts or (0,))
+        dsts = range(nranks) if rank is None else [rank]
         out = []
-        for dst in range(nranks):
+        for dst in dsts:
             dbox = other.local_slice(dst)
             if self.split is None:
                 out.append((dst, dst, dbox))
                 continue
-            for src in range(nranks):
+            for src in self._meeting(dbox):
                 box = intersect(self.local_slice(src), dbox, self.shape)
                 if box is not None:
                     out.append((src, dst, box))
+        if rank is not None and self.split is not None:  # what this rank sends elsewhere
+            mine = self.local_slice(rank)
+            for dst in other._meeting(mine):
+                if dst != rank:
+                    box = intersect(mine, other.local_slice(dst), self.shape)
+                    if box is not None:
+                        out.append((rank, dst, box))
         return out
+
+    def _meeting(self, box: tuple[slice, ...]) -> range:
+        """The ranks whose blocks can meet ``box``: along the split axis, those whose range
+        starts before the box's end and ends after its start (found by bisection); every rank
+        when the box spans the split axis or the layout is replicated."""
+        nranks = len(self.counts or (0,))
+        if self.split is None:
+            return range(nranks)
+        lo, hi, _ = box[self.split].indices(self.shape[self.split])
+        first = max(bisect.bisect_right(self.offsets, lo) - 1, 0)
+        return range(first, bisect.bisect_left(self.offsets, hi))
 
 
 # -- box geometry: a box is a tuple of slices of global (or block) coordinates -------------

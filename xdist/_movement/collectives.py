@@ -337,11 +337,13 @@ def halo(
             backend,
             device,
         )
-    moves = []
-    for dst, (lo, hi) in enumerate(halos):
-        for src, (slo, shi) in enumerate(ranges):
-            if (me in (src, dst)) and max(lo, slo) < min(hi, shi):
-                moves.append((src, dst, _axis_box(layout.shape, axis, max(lo, slo), min(hi, shi))))
+    moves = []  # only what this rank receives or sends: O(p), not a loop over every pair
+    for src, dst, (lo, hi) in [(r, me, halos[me]) for r in range(size)] + [
+        (me, r, halos[r]) for r in range(size) if r != me
+    ]:
+        slo, shi = ranges[src]
+        if max(lo, slo) < min(hi, shi):
+            moves.append((src, dst, _axis_box(layout.shape, axis, max(lo, slo), min(hi, shi))))
     dst_origins = [_axis_origin(layout.ndim, axis, lo) for lo, _ in halos]
     dst_shapes = [
         tuple(hi - lo if i == axis else m for i, m in enumerate(layout.shape)) for lo, hi in halos

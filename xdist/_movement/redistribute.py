@@ -154,7 +154,7 @@ def redistribute_block(
         return slice_replicated(block, dst, comm.rank)
     if dst.split is None:
         return gather_block(block, src, comm, backend)
-    moves = src.overlap(dst)
+    moves = src.overlap(dst, comm.rank)  # only this rank's moves: O(p), not O(p^2)
     return exchange_boxes(
         [(block, moves, src.origin(comm.rank))],
         [dst.local_shape(r) for r in range(comm.size)],
