@@ -88,16 +88,65 @@ METADATA = "None: answered from dtypes or global metadata on every rank."
 
 # -- the namespace: elementwise functions ----------------------------------------------------
 _FLOAT_UNARY = [
-    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "conj", "cos", "cosh",
-    "exp", "expm1", "floor", "imag", "isfinite", "isinf", "isnan", "log", "log1p", "log2",
-    "log10", "negative", "positive", "real", "reciprocal", "round", "sign", "signbit", "sin",
-    "sinh", "sqrt", "square", "tan", "tanh", "trunc",
-]  # fmt: skip
+    "abs",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "ceil",
+    "conj",
+    "cos",
+    "cosh",
+    "exp",
+    "expm1",
+    "floor",
+    "imag",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "negative",
+    "positive",
+    "real",
+    "reciprocal",
+    "round",
+    "sign",
+    "signbit",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "tan",
+    "tanh",
+    "trunc",
+]
 _FLOAT_BINARY = [
-    "add", "atan2", "copysign", "divide", "equal", "floor_divide", "greater", "greater_equal",
-    "hypot", "less", "less_equal", "logaddexp", "maximum", "minimum", "multiply", "nextafter",
-    "not_equal", "pow", "remainder", "subtract",
-]  # fmt: skip
+    "add",
+    "atan2",
+    "copysign",
+    "divide",
+    "equal",
+    "floor_divide",
+    "greater",
+    "greater_equal",
+    "hypot",
+    "less",
+    "less_equal",
+    "logaddexp",
+    "maximum",
+    "minimum",
+    "multiply",
+    "nextafter",
+    "not_equal",
+    "pow",
+    "remainder",
+    "subtract",
+]
 _DOMAIN_01 = {"acos", "asin", "atanh"}  # arguments in [-1, 1]
 _ABOVE_1 = {"acosh"}
 for _n in _FLOAT_UNARY:
@@ -115,7 +164,9 @@ _add(
     INT,
 )
 _add("xdist.bitwise_invert", ELEMENTWISE, "y = xp.bitwise_invert(i)", INT)
-_add([f"xdist.logical_{n}" for n in ("and", "or", "xor")], ELEMENTWISE, "y = xp.{name}(b, ~b)", BOOL)
+_add(
+    [f"xdist.logical_{n}" for n in ("and", "or", "xor")], ELEMENTWISE, "y = xp.{name}(b, ~b)", BOOL
+)
 _add("xdist.logical_not", ELEMENTWISE, "y = xp.logical_not(b)", BOOL)
 _add("xdist.clip", ELEMENTWISE, "y = xp.clip(x, 2.0, 9.0)")
 _add(
@@ -138,8 +189,11 @@ _add(
     "y = xp.{name}(x)",
 )
 _add("xdist.full_like", "None: the result has the layout of ``x``.", "y = xp.full_like(x, 3.0)")
-_add(["xdist.tril", "xdist.triu"], LOCAL + " The diagonal is placed from global indices.",
-     "y = xp.{name}(x)")  # fmt: skip
+_add(
+    ["xdist.tril", "xdist.triu"],
+    LOCAL + " The diagonal is placed from global indices.",
+    "y = xp.{name}(x)",
+)
 _add(
     "xdist.asarray",
     "Data given whole on every rank (a NumPy array, a list): each rank keeps its slice, and one "
@@ -174,8 +228,21 @@ _add("xdist.finfo", METADATA, "eps = xp.finfo(xp.float64).eps", NONE)
 _add("xdist.iinfo", METADATA, "top = xp.iinfo(xp.int32).max", NONE)
 _add("xdist.isdtype", METADATA, "ok = xp.isdtype(x.dtype, 'real floating')")
 _add("xdist.result_type", METADATA, "dt = xp.result_type(xp.int8, xp.float32)", NONE)
-for _d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-           "float32", "float64", "complex64", "complex128"):  # fmt: skip
+for _d in (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+):
     _add(
         f"xdist.{_d}",
         f"None. The standard's ``{_d}`` dtype (a NumPy ``dtype`` object; each backend maps it "
@@ -201,8 +268,12 @@ for _c, _what in (
 
 # -- statistics, utility ---------------------------------------------------------------------
 for _n in ("sum", "prod", "max", "min", "mean"):
-    _add(f"xdist.{_n}", REDUCTION, "col = xp.{name}(x, axis=0)  # over the split axis",
-         sends={"allreduce": 1})  # fmt: skip
+    _add(
+        f"xdist.{_n}",
+        REDUCTION,
+        "col = xp.{name}(x, axis=0)  # over the split axis",
+        sends={"allreduce": 1},
+    )
 _NAN = (
     REDUCTION + " NaN-ignoring, with NumPy's meaning (beyond the standard): ``nanmean`` "
     "sends sums and counts of valid values in one message, ``nanvar``/``nanstd`` per-element "
@@ -242,8 +313,9 @@ _add(
     "c = xp.{name}(x, axis=0)",
     sends={"exscan": 1},
 )
-_add(["xdist.all", "xdist.any"], REDUCTION, "ok = xp.{name}(x > 0.0, axis=0)",
-     sends={"allreduce": 1})  # fmt: skip
+_add(
+    ["xdist.all", "xdist.any"], REDUCTION, "ok = xp.{name}(x > 0.0, axis=0)", sends={"allreduce": 1}
+)
 _add(
     "xdist.diff",
     "None along an axis that is not split. Along the split axis rank r needs the next ``n`` "
@@ -252,8 +324,7 @@ _add(
     "d = xp.diff(x, axis=0)",
     sends={"sendrecv": 1},
 )
-_add("xdist.count_nonzero", REDUCTION, "n = xp.count_nonzero(x, axis=0)",
-     sends={"allreduce": 1})  # fmt: skip
+_add("xdist.count_nonzero", REDUCTION, "n = xp.count_nonzero(x, axis=0)", sends={"allreduce": 1})
 _add(
     ["xdist.argmax", "xdist.argmin"],
     "None over an axis that is not split. Over the split axis each rank finds its best value "
@@ -360,36 +431,59 @@ _add(
     "g = xp.matmul(xp.matrix_transpose(x), x)  # (3, 3), replicated",
     sends={"allreduce": 1},
 )
-_add("xdist.matrix_transpose", "None: each rank transposes its block; the split axis moves with "
-     "its data.", "y = xp.matrix_transpose(x)  # split along axis 1 now")  # fmt: skip
-_add("xdist.tensordot", "As ``matmul`` (it is one, after local reshapes and permutations).",
-     "g = xp.tensordot(x, x, axes=([0], [0]))", sends={"allreduce": 1})  # fmt: skip
-_add("xdist.vecdot", "None along an axis that is not split; one allreduce along the split axis.",
-     "d = xp.vecdot(x, x, axis=-2)  # over the split rows", sends={"allreduce": 1})  # fmt: skip
+_add(
+    "xdist.matrix_transpose",
+    "None: each rank transposes its block; the split axis moves with its data.",
+    "y = xp.matrix_transpose(x)  # split along axis 1 now",
+)
+_add(
+    "xdist.tensordot",
+    "As ``matmul`` (it is one, after local reshapes and permutations).",
+    "g = xp.tensordot(x, x, axes=([0], [0]))",
+    sends={"allreduce": 1},
+)
+_add(
+    "xdist.vecdot",
+    "None along an axis that is not split; one allreduce along the split axis.",
+    "d = xp.vecdot(x, x, axis=-2)  # over the split rows",
+    sends={"allreduce": 1},
+)
 
 # -- manipulation --------------------------------------------------------------------------------
 MANIP = (
     "None where the split axis survives (each rank transforms its block). Otherwise the data "
     "moves in one all-to-all of boxes of global index space; nothing is gathered."
 )
-_add("xdist.reshape", "None when the split axis survives. Otherwise the array moves to split "
-     "0 (one all-to-all, skipped if it is) and flat ranges move to a balanced layout of the "
-     "new shape (one all-to-all); a 0-d result gathers its one element. ``copy=False`` on a "
-     "local reshape: one small allreduce agrees whether every block can be viewed.",
-     "y = xp.reshape(x, (4, 3, 1))")  # fmt: skip
-_add("xdist.squeeze", "None (a view) unless a squeezed axis is the split axis: then one "
-     "all-to-all re-splits along the largest remaining axis, moving only the owner's data "
-     "(a 0-d result: its one element is gathered).",
-     "y = xp.squeeze(xp.reshape(x, (4, 1, 3)), axis=1)")  # fmt: skip
+_add(
+    "xdist.reshape",
+    "None when the split axis survives. Otherwise the array moves to split "
+    "0 (one all-to-all, skipped if it is) and flat ranges move to a balanced layout of the "
+    "new shape (one all-to-all); a 0-d result gathers its one element. ``copy=False`` on a "
+    "local reshape: one small allreduce agrees whether every block can be viewed.",
+    "y = xp.reshape(x, (4, 3, 1))",
+)
+_add(
+    "xdist.squeeze",
+    "None (a view) unless a squeezed axis is the split axis: then one "
+    "all-to-all re-splits along the largest remaining axis, moving only the owner's data "
+    "(a 0-d result: its one element is gathered).",
+    "y = xp.squeeze(xp.reshape(x, (4, 1, 3)), axis=1)",
+)
 _add("xdist.expand_dims", LOCAL, "y = xp.expand_dims(x, axis=0)  # split axis becomes 1")
-_add("xdist.permute_dims", "None: the split axis moves with its data.",
-     "y = xp.permute_dims(x, (1, 0))")  # fmt: skip
+_add(
+    "xdist.permute_dims",
+    "None: the split axis moves with its data.",
+    "y = xp.permute_dims(x, (1, 0))",
+)
 _add("xdist.moveaxis", "None: the split axis moves with its data.", "y = xp.moveaxis(x, 0, 1)")
-_add("xdist.broadcast_to", "None for a split ``x`` broadcast along other axes (it keeps its "
-     "split and counts) or a replicated one. An ``x`` split along an axis it broadcasts "
-     "(length 1 there) is gathered first: one allgatherv of ``x``, which is small (at most "
-     "the result's size over that axis's new length).",
-     "y = xp.broadcast_to(x, (2, 4, 3))")  # fmt: skip
+_add(
+    "xdist.broadcast_to",
+    "None for a split ``x`` broadcast along other axes (it keeps its "
+    "split and counts) or a replicated one. An ``x`` split along an axis it broadcasts "
+    "(length 1 there) is gathered first: one allgatherv of ``x``, which is small (at most "
+    "the result's size over that axis's new length).",
+    "y = xp.broadcast_to(x, (2, 4, 3))",
+)
 _add("xdist.broadcast_arrays", ELEMENTWISE, "a, b = xp.broadcast_arrays(x, xp.ones(3))")
 _add("xdist.broadcast_shapes", METADATA, "shape = xp.broadcast_shapes((4, 1), (1, 3))", NONE)
 _add(
@@ -400,23 +494,41 @@ _add(
     "y = xp.concat([x, x], axis=1)",
 )
 _add("xdist.stack", MANIP, "y = xp.stack([x, x], axis=0)  # the split axis becomes axis 1")
-_add("xdist.unstack", "None along any axis but the split one (each piece keeps the split), and "
-     "none along the split axis of an array of 2 or more dimensions (each piece lies whole on "
-     "the rank that owns its index). A 1-D split array unstacks into replicated 0-d arrays: "
-     "one allgather of it (a gather, with its ``GatherWarning``).",
-     "a, b, c = xp.unstack(x, axis=1)")  # fmt: skip
-_add("xdist.tile", "None when the split axis is not repeated; otherwise the block is placed at "
-     "displaced ranges (one all-to-all).", "y = xp.tile(x, (1, 2))")  # fmt: skip
-_add("xdist.repeat", "No data of ``x`` moves: each rank repeats its own block; along the split "
-     "axis the result's counts are the repeats of each rank's range (exact, uneven). A "
-     "repeats array costs at most an all-to-all or an allgather of the repeats and one small "
-     "allgather of counts.", "y = xp.repeat(x, 2, axis=1)")  # fmt: skip
-_add("xdist.flip", "None along axes that are not split; along the split axis each rank "
-     "reverses its block and swaps it with rank ``size - 1 - rank`` (one sendrecv); the "
-     "counts come out reversed.", "y = xp.flip(x, axis=1)")  # fmt: skip
-_add("xdist.roll", "None along axes that are not split; along the split axis one all-to-all "
-     "moves each piece to its new owner and the layout is kept.",
-     "y = xp.roll(x, 1, axis=1)")  # fmt: skip
+_add(
+    "xdist.unstack",
+    "None along any axis but the split one (each piece keeps the split), and "
+    "none along the split axis of an array of 2 or more dimensions (each piece lies whole on "
+    "the rank that owns its index). A 1-D split array unstacks into replicated 0-d arrays: "
+    "one allgather of it (a gather, with its ``GatherWarning``).",
+    "a, b, c = xp.unstack(x, axis=1)",
+)
+_add(
+    "xdist.tile",
+    "None when the split axis is not repeated; otherwise the block is placed at "
+    "displaced ranges (one all-to-all).",
+    "y = xp.tile(x, (1, 2))",
+)
+_add(
+    "xdist.repeat",
+    "No data of ``x`` moves: each rank repeats its own block; along the split "
+    "axis the result's counts are the repeats of each rank's range (exact, uneven). A "
+    "repeats array costs at most an all-to-all or an allgather of the repeats and one small "
+    "allgather of counts.",
+    "y = xp.repeat(x, 2, axis=1)",
+)
+_add(
+    "xdist.flip",
+    "None along axes that are not split; along the split axis each rank "
+    "reverses its block and swaps it with rank ``size - 1 - rank`` (one sendrecv); the "
+    "counts come out reversed.",
+    "y = xp.flip(x, axis=1)",
+)
+_add(
+    "xdist.roll",
+    "None along axes that are not split; along the split axis one all-to-all "
+    "moves each piece to its new owner and the layout is kept.",
+    "y = xp.roll(x, 1, axis=1)",
+)
 
 _add(
     "xdist.pad",
@@ -529,8 +641,12 @@ _add(
     "    a = np.asarray(x)  # would warn: an implicit gather",
     sends={"allgatherv": 1},
 )
-_add("xdist.default_comm", "None (the first call makes the world communicator).",
-     "comm = xp.default_comm()\nprint(comm.rank, comm.size)", NONE)  # fmt: skip
+_add(
+    "xdist.default_comm",
+    "None (the first call makes the world communicator).",
+    "comm = xp.default_comm()\nprint(comm.rank, comm.size)",
+    NONE,
+)
 _add(
     "xdist.set_default_comm",
     "None: the communicator new arrays use.",
@@ -574,10 +690,17 @@ _add(
     "info = xp.__array_namespace_info__()\nprint(info.default_dtypes())",
     NONE,
 )
-_add("xdist.backends", "None: the backend modules (``numpy``, ``torch``, ``cupy``) behind "
-     "``set_backend``.", "import xdist.backends", NONE)  # fmt: skip
-_add("xdist.Layout", "None: a value object; every rank holds the same layout.",
-     "print(x.layout)\nprint(x.layout.describe())")  # fmt: skip
+_add(
+    "xdist.backends",
+    "None: the backend modules (``numpy``, ``torch``, ``cupy``) behind ``set_backend``.",
+    "import xdist.backends",
+    NONE,
+)
+_add(
+    "xdist.Layout",
+    "None: a value object; every rank holds the same layout.",
+    "print(x.layout)\nprint(x.layout.describe())",
+)
 
 # -- Array and its attributes --------------------------------------------------------------------
 _add(
@@ -598,18 +721,24 @@ for _attr, _what, _code in (
     ("ndim", "The number of dimensions.", "print(x.ndim)"),
     ("size", "The number of elements of the global array.", "print(x.size)"),
     ("split", "The split axis, ``None`` when replicated.", "print(x.split)  # 0"),
-    ("counts", "Per-rank lengths along the split axis (``None`` when replicated).",
-     "print(x.counts)  # (2, 1, 1) at 3 ranks"),
+    (
+        "counts",
+        "Per-rank lengths along the split axis (``None`` when replicated).",
+        "print(x.counts)  # (2, 1, 1) at 3 ranks",
+    ),
     ("offsets", "Where each rank's block starts along the split axis.", "print(x.offsets)"),
     ("lshape", "The shape of this rank's block.", "print(x.lshape)"),
-    ("local", "This rank's block, an array of the backend (writable).",
-     "x.local[...] *= 2.0  # think globally, act locally"),
+    (
+        "local",
+        "This rank's block, an array of the backend (writable).",
+        "x.local[...] *= 2.0  # think globally, act locally",
+    ),
     ("layout", "The ``Layout``: split axis and counts.", "print(x.layout.describe())"),
     ("comm", "The communicator.", "print(x.comm.rank, x.comm.size)"),
     ("backend", "The backend holding the blocks.", "print(x.backend.name)"),
     ("T", "The transpose of a 2-D array; the split axis moves with its data.", "y = x.T"),
     ("mT", "The transpose of the last two axes.", "y = x.mT"),
-):  # fmt: skip
+):
     _add(f"xdist.Array.{_attr}", f"None. {_what}", _code)
 _add(
     "xdist.Array.to_device",
@@ -633,34 +762,42 @@ for _m, _code in (
     ("is_balanced", "print(x.layout.is_balanced, x[1:].layout.is_balanced)"),
     ("local_range", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.local_range(1))  # (3, 5)"),
     ("local_shape", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.local_shape(2))  # (2, 2)"),
-    ("local_slice", "lay = xp.Layout.balanced((7, 2), 0, 3)\n"
-     "print(lay.local_slice(1))  # rows 3:5, all columns"),
+    (
+        "local_slice",
+        "lay = xp.Layout.balanced((7, 2), 0, 3)\n"
+        "print(lay.local_slice(1))  # rows 3:5, all columns",
+    ),
     ("ndim", "print(x.layout.ndim)"),
     ("offsets", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.offsets)  # (0, 3, 5)"),
     ("origin", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.origin(2))  # [5, 0]"),
     ("owner", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.owner(4))  # 1"),
-    ("owners", "lay = xp.Layout.balanced((7, 2), 0, 3)\n"
-     "print(lay.owners(np.array([0, 4, 6])))  # [0 1 2]"),
-    ("overlap", "a = xp.Layout.balanced((7, 2), 0, 3)\nb = xp.Layout((7, 2), 0, (1, 1, 5))\n"
-     "print(a.overlap(b))  # (rank of a, rank of b, box) moved by a resplit"),
+    (
+        "owners",
+        "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.owners(np.array([0, 4, 6])))  # [0 1 2]",
+    ),
+    (
+        "overlap",
+        "a = xp.Layout.balanced((7, 2), 0, 3)\nb = xp.Layout((7, 2), 0, (1, 1, 5))\n"
+        "print(a.overlap(b))  # (rank of a, rank of b, box) moved by a resplit",
+    ),
     ("with_shape", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.with_shape((7, 5), 0))"),
-):  # fmt: skip
+):
     _add(f"xdist.Layout.{_m}", _LAYOUT, _code)
 
 # -- xdist.linalg --------------------------------------------------------------------------------
 GATHERED = (
-    "A replicated stack, or a stack split along a batch axis, is computed locally. A matrix "
-    "split along one of its two matrix axes is gathered whole on every rank (memory: all of "
-    "the matrix, ``size * itemsize`` bytes, on every rank; a ``GatherWarning`` above "
-    "``gather_warning_elements``) and the result is computed there on every rank alike; a "
-    "data-dependent failure (a singular matrix) raises on every rank."
+    "Gathers a matrix split along one of its two matrix axes whole on every rank (memory: "
+    "the whole matrix, ``size * itemsize`` bytes, on every rank; a ``GatherWarning`` above "
+    "``gather_warning_elements``) and computes the result there on every rank alike. A "
+    "replicated stack, or a stack split along a batch axis, is computed locally with no "
+    "message. A data-dependent failure (a singular matrix) raises on every rank."
 )
 TSQR = (
-    "A tall-skinny matrix split along its rows (or, for ``svd``/``svdvals``, a wide one split "
-    "along its columns) is factored by TSQR: one allgatherv of at most ``2N`` rows of ``N`` "
-    "per rank, never the matrix; the factors are LAPACK's for the whole matrix, signs "
-    "included. Other layouts of a matrix split along a matrix axis are gathered as for "
-    "``inv`` (memory: the whole matrix on every rank)."
+    "One allgatherv of at most ``2N`` rows of ``N`` per rank for a tall-skinny matrix split "
+    "along its rows (or, for ``svd``/``svdvals``, a wide one split along its columns): TSQR, "
+    "never the matrix; the factors are LAPACK's for the whole matrix, signs included. Other "
+    "layouts of a matrix split along a matrix axis are gathered as for ``inv`` (memory: the "
+    "whole matrix on every rank); replicated or batch-split stacks are local."
 )
 for _n, _code in (
     ("cholesky", "l = xp.linalg.cholesky(a)"),
@@ -681,10 +818,20 @@ for _n, _code in (
     ("svdvals", "s = xp.linalg.svdvals(t)"),
 ):
     _add(f"xdist.linalg.{_n}", TSQR, _code, TALL, {"allgatherv": 1})
-_add("xdist.linalg.matrix_rank", "As ``svdvals`` (it is built on it).",
-     "k = xp.linalg.matrix_rank(t)", TALL, {"allgatherv": 1})  # fmt: skip
-_add("xdist.linalg.pinv", "As ``svd`` (it is built on it), plus one local product per rank.",
-     "p = xp.linalg.pinv(t)", TALL, {"allgatherv": 1})  # fmt: skip
+_add(
+    "xdist.linalg.matrix_rank",
+    "As ``svdvals`` (it is built on it).",
+    "k = xp.linalg.matrix_rank(t)",
+    TALL,
+    {"allgatherv": 1},
+)
+_add(
+    "xdist.linalg.pinv",
+    "As ``svd`` (it is built on it), plus one local product per rank.",
+    "p = xp.linalg.pinv(t)",
+    TALL,
+    {"allgatherv": 1},
+)
 _add(
     "xdist.linalg.vector_norm",
     REDUCTION,
@@ -698,19 +845,39 @@ _add(
     "n = xp.linalg.matrix_norm(x, ord='fro')",
     sends={"allreduce": 1},
 )
-_add("xdist.linalg.trace", "Local, plus one allreduce when the diagonal is split.",
-     "s = xp.linalg.trace(x)", sends={"allreduce": 1})  # fmt: skip
-_add("xdist.linalg.diagonal", "None: a rank holding rows of a matrix holds the matching run of "
-     "its diagonal (the result is split with those counts).", "d = xp.linalg.diagonal(x)")  # fmt: skip
-_add("xdist.linalg.outer", "Local; the second vector is gathered when it is split (memory: that "
-     "vector on every rank), never the first.",
-     "o = xp.linalg.outer(x[:, 0], w)", X + "w = xp.asarray(np.array([1.0, 2.0]))\n")  # fmt: skip
-_add("xdist.linalg.cross", ELEMENTWISE + " The 3-element axis must not be split.",
-     "c = xp.linalg.cross(x, 2.0 * x)")  # fmt: skip
+_add(
+    "xdist.linalg.trace",
+    "Local, plus one allreduce when the diagonal is split.",
+    "s = xp.linalg.trace(x)",
+    sends={"allreduce": 1},
+)
+_add(
+    "xdist.linalg.diagonal",
+    "None: a rank holding rows of a matrix holds the matching run of "
+    "its diagonal (the result is split with those counts).",
+    "d = xp.linalg.diagonal(x)",
+)
+_add(
+    "xdist.linalg.outer",
+    "Local; the second vector is gathered when it is split (memory: that "
+    "vector on every rank), never the first.",
+    "o = xp.linalg.outer(x[:, 0], w)",
+    X + "w = xp.asarray(np.array([1.0, 2.0]))\n",
+)
+_add(
+    "xdist.linalg.cross",
+    ELEMENTWISE + " The 3-element axis must not be split.",
+    "c = xp.linalg.cross(x, 2.0 * x)",
+)
 for _n in ("matmul", "matrix_transpose", "tensordot", "vecdot"):
     _base = REFERENCE[f"xdist.{_n}"]
-    _add(f"xdist.linalg.{_n}", _base.comm, _base.code.replace("xp.", "xp.linalg.", 1),
-         _base.setup, _base.sends)  # fmt: skip
+    _add(
+        f"xdist.linalg.{_n}",
+        _base.comm,
+        _base.code.replace("xp.", "xp.linalg.", 1),
+        _base.setup,
+        _base.sends,
+    )
 
 # -- xdist.fft ---------------------------------------------------------------------------------
 FFT = (
@@ -723,12 +890,26 @@ FFT = (
 for _n in ("fft", "ifft", "fftn", "ifftn", "rfft", "rfftn", "hfft", "ihfft"):
     _axes = "axes=(1,)" if _n.endswith("n") else "axis=1"
     _add(f"xdist.fft.{_n}", FFT, f"f = xp.fft.{_n}(s, {_axes})  # along the rows: local", SIGNAL)
-_add("xdist.fft.irfft", FFT, "f = xp.fft.irfft(xp.fft.rfft(s, axis=0), n=6, axis=0)  # split axis",
-     SIGNAL, {"alltoallv": 4})  # fmt: skip
-_add("xdist.fft.irfftn", FFT, "f = xp.fft.irfftn(xp.fft.rfftn(s), s=(6, 4), axes=(0, 1))", SIGNAL,
-     {"alltoallv": 4})  # fmt: skip
-_add(["xdist.fft.fftfreq", "xdist.fft.rfftfreq"], CREATION, "f = xp.fft.{name}(8, d=0.5, split=0)",
-     NONE)  # fmt: skip
+_add(
+    "xdist.fft.irfft",
+    FFT,
+    "f = xp.fft.irfft(xp.fft.rfft(s, axis=0), n=6, axis=0)  # split axis",
+    SIGNAL,
+    {"alltoallv": 4},
+)
+_add(
+    "xdist.fft.irfftn",
+    FFT,
+    "f = xp.fft.irfftn(xp.fft.rfftn(s), s=(6, 4), axes=(0, 1))",
+    SIGNAL,
+    {"alltoallv": 4},
+)
+_add(
+    ["xdist.fft.fftfreq", "xdist.fft.rfftfreq"],
+    CREATION,
+    "f = xp.fft.{name}(8, d=0.5, split=0)",
+    NONE,
+)
 _add(
     ["xdist.fft.fftshift", "xdist.fft.ifftshift"],
     "None along axes that are not split; a roll along the split axis (one all-to-all).",
@@ -785,19 +966,24 @@ def _special_arity(name: str) -> int:
     raise LookupError(f"xdist_reference: scipy.special has no ufunc {name}")
 
 
-for _n in (
+# fmt: off
+_SPECIAL_NAMES = (
     "bdtr", "bdtrc", "bdtri", "betainc", "betaincc", "betaincinv", "betaln", "binom", "boxcox",
     "boxcox1p", "cbrt", "chdtr", "chdtrc", "chdtri", "cosdg", "cosm1", "cotdg", "ellipk",
     "ellipkm1", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "exp10", "exp2", "exprel",
     "expi", "expit", "expn", "fdtr", "fdtrc", "fdtri", "gamma", "gammainc", "gammaincc",
     "gammainccinv", "gammaincinv", "gammaln", "gammasgn", "gdtr", "gdtrc", "huber", "hyp1f1",
-    "i0", "i0e", "i1", "i1e", "inv_boxcox", "inv_boxcox1p", "j0", "j1", "k0", "k0e", "k1", "k1e",
-    "kl_div", "log_ndtr", "loggamma", "logit", "lpmv", "nbdtr", "nbdtrc", "nbdtri", "ndtr",
-    "ndtri", "pdtr", "pdtrc", "pdtri", "poch", "pseudo_huber", "psi", "radian", "rel_entr",
-    "rgamma", "sindg", "spence", "stdtr", "stdtrit", "tandg", "xlog1py", "xlogy", "y0", "y1",
-    "yn", "zetac", "digamma",
-):  # fmt: skip
-    _code = _SPECIAL_OVERRIDE.get(_n) or _SPECIAL_CODE[_special_arity("psi" if _n == "digamma" else _n)]
+    "i0", "i0e", "i1", "i1e", "inv_boxcox", "inv_boxcox1p", "j0", "j1", "k0", "k0e", "k1",
+    "k1e", "kl_div", "log_ndtr", "loggamma", "logit", "lpmv", "nbdtr", "nbdtrc", "nbdtri",
+    "ndtr", "ndtri", "pdtr", "pdtrc", "pdtri", "poch", "pseudo_huber", "psi", "radian",
+    "rel_entr", "rgamma", "sindg", "spence", "stdtr", "stdtrit", "tandg", "xlog1py", "xlogy",
+    "y0", "y1", "yn", "zetac", "digamma",
+)
+# fmt: on
+for _n in _SPECIAL_NAMES:
+    _code = (
+        _SPECIAL_OVERRIDE.get(_n) or _SPECIAL_CODE[_special_arity("psi" if _n == "digamma" else _n)]
+    )
     _add(f"xdist.special.{_n}", SPECIAL, _code, V)
 
 # -- xdist.random ----------------------------------------------------------------------------------
@@ -846,11 +1032,17 @@ _add(
     "s = rng.choice(100, size=10, split=0)",
     RNG,
 )
-_add("xdist.random.Generator.spawn", "None: independent child generators, alike on every rank.",
-     "a, b = rng.spawn(2)", RNG)  # fmt: skip
-for _n, _what in (("key", "The key the counter-based stream draws from."),
-                  ("seed_seq", "The NumPy ``SeedSequence`` it was made from."),
-                  ("comm", "The communicator new arrays use (``None``: the default).")):  # fmt: skip
+_add(
+    "xdist.random.Generator.spawn",
+    "None: independent child generators, alike on every rank.",
+    "a, b = rng.spawn(2)",
+    RNG,
+)
+for _n, _what in (
+    ("key", "The key the counter-based stream draws from."),
+    ("seed_seq", "The NumPy ``SeedSequence`` it was made from."),
+    ("comm", "The communicator new arrays use (``None``: the default)."),
+):
     _add(f"xdist.random.Generator.{_n}", f"None. {_what}", f"print(rng.{_n})", RNG)
 
 # -- xdist.io ------------------------------------------------------------------------------------
@@ -884,17 +1076,29 @@ for _fmt, _save, _load in (
     ("npy", "xdist.io.save_npy(x, 'x.npy')", "y = xdist.io.load_npy('x.npy', split=0)"),
     ("hdf5", "xdist.io.save_hdf5(x, 'x.h5', 'data')", "y = xdist.io.load_hdf5('x.h5', 'data')"),
     ("zarr", "xdist.io.save_zarr(x, 'x.zarr')", "y = xdist.io.load_zarr('x.zarr', split=0)"),
-    ("netcdf", "xdist.io.save_netcdf(x, 'x.nc', 'data')",
-     "y = xdist.io.load_netcdf('x.nc', 'data')"),
+    (
+        "netcdf",
+        "xdist.io.save_netcdf(x, 'x.nc', 'data')",
+        "y = xdist.io.load_netcdf('x.nc', 'data')",
+    ),
     ("csv", "xdist.io.save_csv(x, 'x.csv')", "y = xdist.io.load_csv('x.csv')"),
-):  # fmt: skip
+):
     _add(f"xdist.io.save_{_fmt}", SAVE, _save, IO, _IO_SENDS[f"save_{_fmt}"])
     _add(f"xdist.io.load_{_fmt}", LOAD, _load, IO + _save + "\n", _IO_SENDS[f"load_{_fmt}"])
-_add("xdist.io.save", "As the format's ``save_*`` (chosen by the extension).",
-     "xdist.io.save(x, 'x.npy')", IO, _IO_SENDS["save_npy"])  # fmt: skip
-_add("xdist.io.load", "As the format's ``load_*`` (chosen by the extension).",
-     "y = xdist.io.load('x.npy')", IO + "xdist.io.save(x, 'x.npy')\n",
-     _IO_SENDS["load_npy"])  # fmt: skip
+_add(
+    "xdist.io.save",
+    "As the format's ``save_*`` (chosen by the extension).",
+    "xdist.io.save(x, 'x.npy')",
+    IO,
+    _IO_SENDS["save_npy"],
+)
+_add(
+    "xdist.io.load",
+    "As the format's ``load_*`` (chosen by the extension).",
+    "y = xdist.io.load('x.npy')",
+    IO + "xdist.io.save(x, 'x.npy')\n",
+    _IO_SENDS["load_npy"],
+)
 _add(
     "xdist.io.from_sliceable",
     "Each rank reads only its slab of an object with ``shape``, ``dtype`` and "
@@ -904,8 +1108,12 @@ _add(
     IO + "whole = np.arange(12.0).reshape(4, 3)  # any sliceable object opened on every rank\n",
     {"allgather": 1},
 )
-_add("xdist.io.is_lazy_array", "None: a type test (h5py, Zarr, NetCDF variables).",
-     "print(xdist.io.is_lazy_array(np.zeros(3)))  # False", IO)  # fmt: skip
+_add(
+    "xdist.io.is_lazy_array",
+    "None: a type test (h5py, Zarr, NetCDF variables).",
+    "print(xdist.io.is_lazy_array(np.zeros(3)))  # False",
+    IO,
+)
 
 # -- xdist.ml ----------------------------------------------------------------------------------
 _ESTIMATOR = (
@@ -939,40 +1147,103 @@ _add(
     "m = Moments().fit(X)\nprint(m.mean_)",
     BLOBS,
 )
-_add("xdist.ml.KMeans.fit", REFERENCE["xdist.ml.KMeans"].comm,
-     "km = KMeans(n_clusters=2, n_init=1, random_state=0).fit(X)", BLOBS)  # fmt: skip
-_add("xdist.ml.KMeans.fit_predict", "As ``fit``; the labels are split like ``X``.",
-     "labels = KMeans(n_clusters=2, n_init=1, random_state=0).fit_predict(X)", BLOBS)  # fmt: skip
-_add("xdist.ml.KMeans.fit_transform", "As ``fit``, then ``transform``.",
-     "d = KMeans(n_clusters=2, n_init=1, random_state=0).fit_transform(X)", BLOBS)  # fmt: skip
-_add("xdist.ml.Lasso.fit", REFERENCE["xdist.ml.Lasso"].comm,
-     "model = Lasso(alpha=0.1).fit(X, y)", BLOBS)  # fmt: skip
+_add(
+    "xdist.ml.KMeans.fit",
+    REFERENCE["xdist.ml.KMeans"].comm,
+    "km = KMeans(n_clusters=2, n_init=1, random_state=0).fit(X)",
+    BLOBS,
+)
+_add(
+    "xdist.ml.KMeans.fit_predict",
+    "As ``fit``; the labels are split like ``X``.",
+    "labels = KMeans(n_clusters=2, n_init=1, random_state=0).fit_predict(X)",
+    BLOBS,
+)
+_add(
+    "xdist.ml.KMeans.fit_transform",
+    "As ``fit``, then ``transform``.",
+    "d = KMeans(n_clusters=2, n_init=1, random_state=0).fit_transform(X)",
+    BLOBS,
+)
+_add(
+    "xdist.ml.Lasso.fit",
+    REFERENCE["xdist.ml.Lasso"].comm,
+    "model = Lasso(alpha=0.1).fit(X, y)",
+    BLOBS,
+)
 _add("xdist.ml.Moments.fit", REFERENCE["xdist.ml.Moments"].comm, "m = Moments().fit(X)", BLOBS)
 for _name, _comm, _code, _setup in (
-    ("KMeans.predict", "One allreduce checks that ``X`` is finite; then local distances to "
-     "the replicated centers: the labels are split like ``X``.", "labels = km.predict(X)", _KM),
-    ("KMeans.transform", "One allreduce checks that ``X`` is finite; then local distances to "
-     "the replicated centers, split like ``X``.", "d = km.transform(X)", _KM),
-    ("KMeans.score", "The finiteness check, local distances, then allreduces of the sums.",
-     "s = km.score(X)", _KM),
-    ("Lasso.predict", "One allreduce checks that ``X`` is finite; then one local product with "
-     "the replicated ``coef_``: split like ``X``.", "p = model.predict(X)", _LASSO),
-    ("Lasso.score", "R^2: the prediction, then reductions over the samples (allreduces).",
-     "r2 = model.score(X, y)", _LASSO),
-    ("Lasso.sparse_coef_", "None: ``coef_`` as a SciPy sparse matrix (it is small and "
-     "replicated).", "c = model.sparse_coef_", _LASSO),
-    ("Moments.partial_fit", "One batch: local moments merged across ranks by allreduces and "
-     "into the running results.", "m.partial_fit(X[:20])", _MOM),
-    ("Moments.transform", "One allreduce checks that ``X`` is finite; then each rank "
-     "standardizes its block with the replicated moments.", "z = m.transform(X)", _MOM),
-    ("Moments.inverse_transform", "As ``transform`` (one allreduce checks the input).",
-     "back = m.inverse_transform(m.transform(X))", _MOM),
-):  # fmt: skip
+    (
+        "KMeans.predict",
+        "One allreduce checks that ``X`` is finite; then local distances to "
+        "the replicated centers: the labels are split like ``X``.",
+        "labels = km.predict(X)",
+        _KM,
+    ),
+    (
+        "KMeans.transform",
+        "One allreduce checks that ``X`` is finite; then local distances to "
+        "the replicated centers, split like ``X``.",
+        "d = km.transform(X)",
+        _KM,
+    ),
+    (
+        "KMeans.score",
+        "The finiteness check, local distances, then allreduces of the sums.",
+        "s = km.score(X)",
+        _KM,
+    ),
+    (
+        "Lasso.predict",
+        "One allreduce checks that ``X`` is finite; then one local product with "
+        "the replicated ``coef_``: split like ``X``.",
+        "p = model.predict(X)",
+        _LASSO,
+    ),
+    (
+        "Lasso.score",
+        "R^2: the prediction, then reductions over the samples (allreduces).",
+        "r2 = model.score(X, y)",
+        _LASSO,
+    ),
+    (
+        "Lasso.sparse_coef_",
+        "None: ``coef_`` as a SciPy sparse matrix (it is small and replicated).",
+        "c = model.sparse_coef_",
+        _LASSO,
+    ),
+    (
+        "Moments.partial_fit",
+        "One batch: local moments merged across ranks by allreduces and into the running results.",
+        "m.partial_fit(X[:20])",
+        _MOM,
+    ),
+    (
+        "Moments.transform",
+        "One allreduce checks that ``X`` is finite; then each rank "
+        "standardizes its block with the replicated moments.",
+        "z = m.transform(X)",
+        _MOM,
+    ),
+    (
+        "Moments.inverse_transform",
+        "As ``transform`` (one allreduce checks the input).",
+        "back = m.inverse_transform(m.transform(X))",
+        _MOM,
+    ),
+):
     _add(f"xdist.ml.{_name}", _comm, _code, _setup)
-for _mod, _what in (("cluster", "``KMeans``"), ("linear_model", "``Lasso``"),
-                    ("stats", "``Moments`` and the moment functions")):  # fmt: skip
-    _add(f"xdist.ml.{_mod}", f"The module holding {_what}; see there.",
-         f"import xdist.ml.{_mod}", NONE)  # fmt: skip
+for _mod, _what in (
+    ("cluster", "``KMeans``"),
+    ("linear_model", "``Lasso``"),
+    ("stats", "``Moments`` and the moment functions"),
+):
+    _add(
+        f"xdist.ml.{_mod}",
+        f"The module holding {_what}; see there.",
+        f"import xdist.ml.{_mod}",
+        NONE,
+    )
 
 # What the ml examples send at 3 ranks (iterative fits: for these data and seeds).
 _FIT_KM = {"allreduce": 12, "exscan": 2, "bcast": 1, "allgather": 4, "allgatherv": 2}
@@ -1074,6 +1345,7 @@ def public_names() -> list[str]:
     ``__array_namespace_info__``), each submodule's ``__all__``, and the members the public
     classes define."""
     import __future__
+
     import importlib
 
     import xdist
@@ -1117,15 +1389,30 @@ _BESIDE = {
 }
 _MODULES = {"xdist.lib": "manipulation"}  # namespace attributes that are modules
 _FIXED = {
-    "distribution": ["xdist.from_local", "xdist.resplit", "xdist.balance", "xdist.to_numpy",
-                     "xdist.show"],
-    "settings": ["xdist.GatherWarning", "xdist.count_collectives", "xdist.get_config",
-                 "xdist.set_config", "xdist.config_context", "xdist.default_comm",
-                 "xdist.set_default_comm", "xdist.set_backend", "xdist.backend_context",
-                 "xdist.Communicator", "xdist.SelfComm", "xdist.backends",
-                 "xdist.__array_namespace_info__"],
+    "distribution": [
+        "xdist.from_local",
+        "xdist.resplit",
+        "xdist.balance",
+        "xdist.to_numpy",
+        "xdist.show",
+    ],
+    "settings": [
+        "xdist.GatherWarning",
+        "xdist.count_collectives",
+        "xdist.get_config",
+        "xdist.set_config",
+        "xdist.config_context",
+        "xdist.default_comm",
+        "xdist.set_default_comm",
+        "xdist.set_backend",
+        "xdist.backend_context",
+        "xdist.Communicator",
+        "xdist.SelfComm",
+        "xdist.backends",
+        "xdist.__array_namespace_info__",
+    ],
     "constants": ["xdist.e", "xdist.inf", "xdist.nan", "xdist.newaxis", "xdist.pi"],
-}  # fmt: skip
+}
 
 
 def sections() -> dict[str, list[str]]:

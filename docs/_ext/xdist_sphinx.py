@@ -9,13 +9,15 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
-from xdist_reference import REFERENCE, kind_of, sections
+from xdist_reference import REFERENCE, kind_of, resolve, sections
 
 
 def _note_lines(name: str) -> list[str]:
@@ -29,6 +31,33 @@ def _note_lines(name: str) -> list[str]:
     lines += ["", ".. rubric:: Example", "", ".. code-block:: python", ""]
     lines += ["   " + ln if ln else "" for ln in entry.example.rstrip().splitlines()]
     return lines + [""]
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text``, on one line."""
+    text = " ".join(text.split())
+    cut = re.search(r"[.:;](\s|$)", text)
+    return text[: cut.start()] + "." if cut else text
+
+
+def _comm_summary(comm: str) -> str:
+    """The first sentence of a note, and the second when the first is a conditional "None
+    ..." (for the table: "None over axes that are not split" says half)."""
+    first = _first_sentence(comm)
+    if first.startswith("None ") and first != "None.":
+        rest = " ".join(comm.split())[len(first) :].strip()
+        if rest:
+            first += " " + _first_sentence(rest)
+    return first
+
+
+def _summary(name: str) -> str:
+    """The first sentence of the docstring, else of the note after its leading "None."."""
+    obj = resolve(name)
+    doc = "" if kind_of(name) == "data" else (inspect.getdoc(obj) or "")
+    if not doc.strip():
+        doc = re.sub(r"^None[^.]*\.\s*", "", REFERENCE[name].comm)
+    return _first_sentence(doc.split("\n\n")[0]) if doc.strip() else ""
 
 
 def append_note(app, what, name, obj, options, lines) -> None:
@@ -46,10 +75,14 @@ class XdistApi(SphinxDirective):
         names = sections()[self.arguments[0]]
         out: list[str] = []
         if "no-table" not in self.options:
-            out += [".. list-table::", "   :widths: 30 70", ""]
+            out += [".. list-table::", "   :widths: 25 45 30", "   :header-rows: 1", ""]
+            out += ["   * - name", "     - what", "     - communication"]
             for name in names:
-                first = REFERENCE[name].comm.split(". ")[0].rstrip(".") + "."
-                out += [f"   * - :py:obj:`{name}`", f"     - {first}"]
+                out += [
+                    f"   * - :py:obj:`{name.removeprefix('xdist.')} <{name}>`",
+                    f"     - {_summary(name)}",
+                    f"     - {_comm_summary(REFERENCE[name].comm)}",
+                ]
             out.append("")
         for name in names:
             out += self._entry(name)
