@@ -43,7 +43,10 @@ from ._manipulation_functions import *  # noqa: F403
 from ._median import median
 from ._movement.gathers import GatherWarning
 from ._nan_functions import *  # noqa: F403
+from ._numpy_aliases import transpose
 from ._pad import pad
+from ._quantile import nanmedian, nanquantile, quantile
+from ._rounding import around
 from ._runtime import backend_context, default_comm, set_backend, set_default_comm
 from ._runtime import start as _start
 from ._searching_functions import *  # noqa: F403
@@ -62,6 +65,7 @@ _OPERATORS.update({name: globals()[name] for name in _elementwise_names})
 _OPERATORS.update(
     matmul=matmul,  # noqa: F405
     matrix_transpose=matrix_transpose,  # noqa: F405
+    around=around,
     permute_dims=permute_dims,  # noqa: F405
     to_numpy=to_numpy,
     getitem=_indexing.getitem,

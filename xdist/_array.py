@@ -445,6 +445,11 @@ class Array:
     def __abs__(self) -> Array:
         return OPERATORS["abs"](self)
 
+    def round(self, decimals: int = 0) -> Array:
+        """NumPy's ``ndarray.round`` (beyond the standard): ``xdist.around(self, decimals)``,
+        elementwise (xarray's ``DataArray.round(decimals)`` calls it)."""
+        return OPERATORS["around"](self, decimals)
+
     def __neg__(self) -> Array:
         return OPERATORS["negative"](self)
 

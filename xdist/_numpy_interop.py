@@ -172,6 +172,14 @@ def _nan_scan(name: str):
     return call
 
 
+def _quantile(name: str):
+    def call(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+        _refuse(name, out=out)
+        return getattr(_namespace(), name)(a, q, axis=axis, method=method, keepdims=keepdims)
+
+    return call
+
+
 def _functions() -> dict:
     ns = lambda name: lambda *a, **k: getattr(_namespace(), name)(*a, **k)  # noqa: E731
     table = {
@@ -207,8 +215,11 @@ def _functions() -> dict:
         np.clip: lambda a, a_min=None, a_max=None: _namespace().clip(a, a_min, a_max),
         np.sort: lambda a, axis=-1: _namespace().sort(a, axis=axis),
         np.argsort: lambda a, axis=-1: _namespace().argsort(a, axis=axis),
-        np.round: lambda a, decimals=0: (
-            _refuse("round", decimals=decimals or None) or _namespace().round(a)
+        np.round: lambda a, decimals=0, out=None: (
+            _refuse("round", out=out) or _namespace().around(a, decimals)
+        ),
+        np.around: lambda a, decimals=0, out=None: (
+            _refuse("around", out=out) or _namespace().around(a, decimals)
         ),
         np.nonzero: ns("nonzero"),
         np.squeeze: lambda a, axis=None: _namespace().squeeze(
@@ -248,6 +259,11 @@ def _functions() -> dict:
         ),
         np.lib.stride_tricks.sliding_window_view: ns("sliding_window_view"),
         np.einsum: ns("einsum"),
+        np.quantile: _quantile("quantile"),
+        np.nanquantile: _quantile("nanquantile"),
+        np.nanmedian: lambda a, axis=None, out=None, overwrite_input=False, keepdims=False: (
+            _refuse("nanmedian", out=out) or _namespace().nanmedian(a, axis=axis, keepdims=keepdims)
+        ),
         np.isclose: None,  # falls back: NumPy's tolerance semantics, on the gathered copies
     }
     return {k: v for k, v in table.items() if v is not None}
