@@ -477,3 +477,12 @@ def test_vecdot_errors_before_messages(s1, s2, axis, exc, words):
     assert str(info.value).startswith("vecdot:"), info.value
     for word in words:
         assert word in str(info.value)
+
+
+def test_tensordot_takes_a_numpy_operand_as_replicated():
+    # opt_einsum (xarray's dot) calls xdist.tensordot with NumPy weights beside a split array
+    a = np.arange(21.0).reshape(7, 3)
+    w = np.array([0.2, 0.3, 0.5])
+    x = xdist.asarray(a, split=0)
+    np.testing.assert_allclose(xdist.tensordot(x, w, axes=1).to_numpy(), a @ w)
+    np.testing.assert_allclose(xdist.tensordot(w, x, axes=([0], [1])).to_numpy(), a @ w)

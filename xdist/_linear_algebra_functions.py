@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from . import _array
 from ._dtypes import check_category
 from ._elementwise_functions import conj, multiply
@@ -156,6 +158,16 @@ def _check_pair(x1: Any, x2: Any, func: str) -> None:
     check_category(x2.dtype, "numeric", func, "x2")
 
 
+def _numpy_beside(x1: Any, x2: Any, func: str) -> tuple[Any, Any]:
+    """A NumPy array beside an xdist array as a replicated operand (opt_einsum, which
+    xarray's ``dot`` uses, calls ``xdist.tensordot`` with NumPy weights)."""
+    if isinstance(x1, np.ndarray) and isinstance(x2, _array.Array):
+        x1 = _array.replicated_operand(x2, x1, func)
+    elif isinstance(x2, np.ndarray) and isinstance(x1, _array.Array):
+        x2 = _array.replicated_operand(x1, x2, func)
+    return x1, x2
+
+
 def _axis_list(seq: Any, ndim: int, name: str) -> list[int]:
     if not isinstance(seq, (tuple, list)):
         raise TypeError(f"tensordot: {name} must be a sequence of ints, got {seq!r}")
@@ -204,7 +216,8 @@ def _split_pair_first(a1: list[int], a2: list[int], s1: int | None, s2: int | No
 def tensordot(
     x1: _array.Array, x2: _array.Array, /, *, axes: int | tuple[Any, Any] = 2
 ) -> _array.Array:
-    """The standard's ``tensordot``, as one distributed ``matmul``.
+    """The standard's ``tensordot``, as one distributed ``matmul``. A NumPy array beside an
+    xdist array is a replicated operand (beyond the standard).
 
     With free axes ``f1`` of ``x1``, ``f2`` of ``x2`` (``a``, ``b`` of them) and ``K`` the
     product of the contracted sizes: ``x1`` becomes ``(f1[:-1], 1 * (b-1), f1[-1], K)`` and
@@ -212,6 +225,7 @@ def tensordot(
     and a permutation gives ``(f1, f2)``. Free axes are never merged, so a split free axis
     stays split (no message to prepare); the matmul planner moves what must move.
     """
+    x1, x2 = _numpy_beside(x1, x2, "tensordot")
     _check_pair(x1, x2, "tensordot")
     a1, a2 = _contracted_axes(axes, x1, x2)
     a1, a2 = _split_pair_first(a1, a2, x1.split, x2.split)
