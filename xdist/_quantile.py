@@ -184,7 +184,7 @@ def _quantile(func: str, x: Any, q: Any, axis: Any, keepdims: Any, method: str, 
 
 
 def quantile(
-    x: Array, q: Any, /, *, axis=None, method: str = "linear", keepdims: bool = False
+    x: Array, /, q: Any, *, axis=None, method: str = "linear", keepdims: bool = False
 ) -> Array:
     """NumPy's ``quantile`` (xdist's extension), ``linear`` method: NaN for a line holding a
     NaN. The quantiles' axes come first. Local when the split axis is kept; when it is
@@ -194,7 +194,7 @@ def quantile(
 
 
 def nanquantile(
-    x: Array, q: Any, /, *, axis=None, method: str = "linear", keepdims: bool = False
+    x: Array, /, q: Any, *, axis=None, method: str = "linear", keepdims: bool = False
 ) -> Array:
     """NumPy's ``nanquantile`` (xdist's extension): ``quantile`` of each line's values that
     are not NaN (NaN where there are none). Communication of ``quantile``, and one
