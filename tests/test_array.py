@@ -27,7 +27,8 @@ def test_attributes():
 def test_namespace_is_xdist():
     x = distribute(np.ones(3), 0)
     assert x.__array_namespace__() is xdist
-    assert x.__array_namespace__(api_version="2024.12") is xdist
+    assert x.__array_namespace__(api_version="2025.12") is xdist
+    assert x.__array_namespace__(api_version="2024.12").__array_api_version__ == "2024.12"
     assert array_api_compat.array_namespace(x) is xdist
     with pytest.raises(ValueError, match="api_version"):
         x.__array_namespace__(api_version="1999.01")

@@ -451,7 +451,7 @@ def test_meshgrid_split_given():
     grids = xdist.meshgrid(*[xdist.asarray(d) for d in data], split=1)
     for g, e in zip(grids, np.meshgrid(*data)):
         check(g, e, 1)
-    assert xdist.meshgrid() == []
+    assert xdist.meshgrid() == ()
 
 
 # -- the configured default split ---------------------------------------------------------------

@@ -6,9 +6,10 @@ ranks of an MPI communicator (or on one process, with no MPI at all).
 
 from __future__ import annotations
 
+import functools as _functools
 import sys as _sys
 
-from . import _indexing, _numpy_interop, fft, io, lib, linalg, random, special
+from . import _editions, _indexing, _numpy_interop, fft, io, lib, linalg, random, special
 from ._array import OPERATORS as _OPERATORS
 from ._array import Array
 from ._bincount import bincount
@@ -58,7 +59,14 @@ from ._transport.comm import Communicator, SelfComm, count_collectives
 from ._utility_functions import *  # noqa: F403
 from ._version import __version__
 
-__array_api_version__ = "2024.12"
+
+def __getattr__(name: str) -> str:
+    # The edition of the standard xdist follows: the api_version setting (XDIST_API_VERSION,
+    # default 2025.12), read when asked so that set_config and config_context change it.
+    if name == "__array_api_version__":
+        return get_config().api_version
+    raise AttributeError(f"module 'xdist' has no attribute {name!r}")
+
 
 # The functions behind Array's operators and methods (see xdist/_array.py).
 _OPERATORS.update({name: globals()[name] for name in _elementwise_names})
@@ -70,7 +78,7 @@ _OPERATORS.update(
     to_numpy=to_numpy,
     getitem=_indexing.getitem,
     setitem=_indexing.setitem,
-    __array_namespace__=_sys.modules[__name__],
+    __array_namespace__=_functools.partial(_editions.namespace, _sys.modules[__name__]),
     __array_ufunc__=_numpy_interop.array_ufunc,
     __array_function__=_numpy_interop.array_function,
     __torch_function__=_numpy_interop.torch_function,

@@ -34,18 +34,34 @@ Settings (environment variable in brackets):
   that all ranks entered the same one (name and message sizes), and raise the same
   ``xdist.CollectiveMismatchError`` on every rank where they did not. One extra small
   allgather per collective: for debugging, like ``TORCH_DISTRIBUTED_DEBUG``. Default off.
+- ``api_version`` [``XDIST_API_VERSION``]: the edition of the Array API standard that
+  ``xdist.__array_api_version__`` names and the namespace follows where editions differ:
+  ``"2025.12"`` (the default) or an earlier one. The only differences xdist makes are those
+  2025.12 calls breaking: before it, ``meshgrid``, ``broadcast_arrays`` and
+  ``__array_namespace_info__().devices()`` return lists, from it tuples. The functions added
+  by 2025.12 are there whatever the setting. ``x.__array_namespace__(api_version=...)``
+  gives a namespace of one edition without changing the setting.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import Any
 
-__all__ = ["Config", "get_config", "set_config", "config_context"]
+__all__ = [
+    "API_VERSIONS",
+    "Config",
+    "config_context",
+    "edition_sequence",
+    "get_config",
+    "set_config",
+]
 
 _INT32_MAX = 2**31 - 1
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _GATHER_WARNING_ELEMENTS = 2**16
 
 
@@ -85,6 +101,15 @@ def _env_split(name: str) -> int | None:
         raise ValueError(f"{name}: expected an axis or 'none', got {value!r}") from None
 
 
+def _env_version(name: str) -> str:
+    value = os.environ.get(name, "").strip()
+    if value == "":
+        return API_VERSIONS[-1]
+    if value not in API_VERSIONS:
+        raise ValueError(f"{name}: expected one of {', '.join(API_VERSIONS)}, got {value!r}")
+    return value
+
+
 def _env_flag(name: str) -> bool | None:
     value = os.environ.get(name, "").strip().lower()
     if value in ("", "auto"):
@@ -106,6 +131,7 @@ class Config:
     collective_timeout_abort: bool = False
     debug_collectives: bool = False
     check_replicated: bool = False
+    api_version: str = API_VERSIONS[-1]
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_message_elements, int) or self.max_message_elements < 1:
@@ -135,6 +161,10 @@ class Config:
                 raise TypeError(
                     f"set_config: {name} must be True or False, got {getattr(self, name)!r}"
                 )
+        if self.api_version not in API_VERSIONS:
+            raise ValueError(
+                f"set_config: api_version must be one of {API_VERSIONS}, got {self.api_version!r}"
+            )
         if self.cuda_aware is not None and not isinstance(self.cuda_aware, bool):
             raise TypeError(
                 f"set_config: cuda_aware must be True, False or None, got {self.cuda_aware!r}"
@@ -152,6 +182,7 @@ _config = Config(
     collective_timeout_abort=bool(_env_flag("XDIST_COLLECTIVE_TIMEOUT_ABORT")),
     debug_collectives=bool(_env_flag("XDIST_DEBUG_COLLECTIVES")),
     check_replicated=bool(_env_flag("XDIST_CHECK_REPLICATED")),
+    api_version=_env_version("XDIST_API_VERSION"),
 )
 
 
@@ -179,3 +210,11 @@ def config_context(**changes: object) -> Iterator[Config]:
         yield _config
     finally:
         set_config(**{f: getattr(previous, f) for f in Config.__dataclass_fields__})
+
+
+def edition_sequence(items: Iterable[Any], api_version: str | None = None) -> Any:
+    """``items`` as the standard's edition ``api_version`` (default: the setting) returns a
+    sequence of arrays or devices: a tuple from 2025.12, a list before (2025.12 made
+    ``meshgrid``, ``broadcast_arrays`` and ``devices()`` tuples)."""
+    version = _config.api_version if api_version is None else api_version
+    return tuple(items) if version >= "2025.12" else list(items)

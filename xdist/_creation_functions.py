@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._config import get_config
+from ._config import edition_sequence, get_config
 from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
 from ._layout import Layout
 from ._movement.collectives import allgather_ints, checksums
@@ -628,8 +628,11 @@ def from_dlpack(x, /, *, device=None, copy=None, split=DEFAULT, comm=None) -> _a
 
 
 # -- meshgrid -----------------------------------------------------------------------------------
-def meshgrid(*arrays, indexing="xy", split=DEFAULT, comm=None) -> list[_array.Array]:
-    """Coordinate grids from 1-D arrays (``indexing="xy"``: the first two axes swapped).
+def meshgrid(
+    *arrays, indexing="xy", split=DEFAULT, comm=None
+) -> tuple[_array.Array, ...] | list[_array.Array]:
+    """Coordinate grids from 1-D arrays (``indexing="xy"``: the first two axes swapped), a
+    tuple (2025.12; a list when the ``api_version`` setting is earlier).
 
     All outputs share one layout. Unless ``split`` is given it follows the first input that
     is split: the output axis of that input is split with its counts, so that input's blocks
@@ -644,7 +647,7 @@ def meshgrid(*arrays, indexing="xy", split=DEFAULT, comm=None) -> list[_array.Ar
         if a.ndim != 1:
             raise ValueError(f"meshgrid: arrays[{i}] must be 1-D, got {a.ndim} dimensions")
     if not arrays:
-        return []
+        return edition_sequence([])
     first = arrays[0]
     _same_comm(first, comm, "meshgrid")
     for i, a in enumerate(arrays[1:], start=1):
@@ -660,7 +663,7 @@ def meshgrid(*arrays, indexing="xy", split=DEFAULT, comm=None) -> list[_array.Ar
         shape[axes[i]] = a.shape[0]
     t = Target(first._comm, first.device, "meshgrid", backend=first._backend)
     layout = _meshgrid_layout(arrays, axes, tuple(shape), split, t)
-    return [_grid(t, a, axis, layout) for a, axis in zip(arrays, axes)]
+    return edition_sequence(_grid(t, a, axis, layout) for a, axis in zip(arrays, axes))
 
 
 def _meshgrid_layout(arrays, axes, shape, split, t: Target) -> Layout:

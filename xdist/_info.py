@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes
+from ._config import edition_sequence, get_config
 from ._data_type_functions import isdtype
 from ._runtime import default_backend
 from .backends import Backend, Device
@@ -22,10 +23,11 @@ __all__ = ["__array_namespace_info__"]
 class Info:
     """What xdist and its backend support; returned by ``__array_namespace_info__()``."""
 
-    __slots__ = ("_backend",)
+    __slots__ = ("_backend", "_api_version")
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, api_version: str) -> None:
         self._backend = backend
+        self._api_version = api_version  # the edition asked for: devices() list or tuple
 
     def __repr__(self) -> str:
         return f"xdist.Info(backend={self._backend.name!r})"
@@ -42,8 +44,9 @@ class Info:
     def default_device(self) -> Device:
         return self._backend.default_device()
 
-    def devices(self) -> list[Device]:
-        return list(self._backend.devices())
+    def devices(self) -> tuple[Device, ...] | list[Device]:
+        """The backend's devices: a tuple (2025.12), a list in earlier editions."""
+        return edition_sequence(self._backend.devices(), self._api_version)
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
         """The backend's defaults (NumPy: float64 and complex128; Torch: float32 and
@@ -63,5 +66,6 @@ class Info:
 
 
 def __array_namespace_info__() -> Info:
-    """The standard's inspection object for xdist on the default backend."""
-    return Info(default_backend())
+    """The standard's inspection object for xdist on the default backend, in the edition of
+    the ``api_version`` setting."""
+    return Info(default_backend(), get_config().api_version)

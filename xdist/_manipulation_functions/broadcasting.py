@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._array import Array, wrap_block
+from .._config import edition_sequence
 from .._layout import Layout
 from .._movement.broadcast import align_block, output_layout
 from .._movement.broadcast import broadcast_shapes as _broadcast_shapes
@@ -60,8 +61,9 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     return wrap_block(_materialize(xp, block, out.local_shape(comm.rank)), out, x)
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array]:
-    """The standard's ``broadcast_arrays`` (a list, as in 2024.12).
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...] | list[Array]:
+    """The standard's ``broadcast_arrays``: a tuple (2025.12; a list when the ``api_version``
+    setting is earlier).
 
     All results share one layout: that of the largest input split along an axis it does not
     broadcast (``_movement.broadcast.output_layout``); an input split differently moves there
@@ -71,7 +73,7 @@ def broadcast_arrays(*arrays: Array) -> list[Array]:
     for k, a in enumerate(arrays):
         check_array(a, "broadcast_arrays", f"arrays[{k}]")
     if not arrays:
-        return []
+        return edition_sequence([])
     check_same_context(arrays, "broadcast_arrays", "arrays[{}]")
     shape = _broadcast_shapes([a.shape for a in arrays], "broadcast_arrays")
     out = output_layout([a._layout for a in arrays], shape)
@@ -85,4 +87,4 @@ def broadcast_arrays(*arrays: Array) -> list[Array]:
             continue
         block = align_block(a._local, a._layout, out, comm, backend, "broadcast_arrays")
         result.append(wrap_block(_materialize(backend.xp, block, local_shape), out, a))
-    return result
+    return edition_sequence(result)

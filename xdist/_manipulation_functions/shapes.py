@@ -84,20 +84,28 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     return _permuted(x, perm)
 
 
-def expand_dims(x: Array, /, axis: int = 0) -> Array:
-    """The standard's ``expand_dims``: local; axes at or after ``axis`` shift by one."""
+def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
+    """The standard's ``expand_dims``: local (a view). ``axis`` an int, or (2025.12) a tuple
+    of distinct positions in the result (``[-M, M)``, ``M = x.ndim + len(axis)``); the other
+    axes keep their order and the split axis moves with them."""
     check_array(x, "expand_dims")
-    a = normalize_axis(axis, x.ndim + 1, "expand_dims")
-    layout = x._layout
-    shape = x.shape[:a] + (1,) + x.shape[a:]
-    split = layout.split
-    if split is not None and split >= a:
-        split += 1
-    local = x._backend.xp.expand_dims(x._local, axis=a)
+    if isinstance(axis, tuple):
+        axes = normalize_axes(axis, x.ndim + len(axis), "expand_dims")
+    else:
+        axes = (normalize_axis(axis, x.ndim + 1, "expand_dims"),)
+    shape, split, local = list(x.shape), x._layout.split, x._local
     strides = model_strides(x)
-    if strides is not None:  # the new axis's stride does not matter: a C-order one
-        strides = (*strides[:a], (strides[a] * x.shape[a]) if a < x.ndim else 1, *strides[a:])
-    return _view(wrap_block(local, Layout(shape, split, layout.counts), x), x, strides)
+    steps = None if strides is None else list(strides)
+    for a in axes:  # ascending: each insertion leaves the earlier ones in place
+        if steps is not None:  # the new axis's stride does not matter: a C-order one
+            steps.insert(a, steps[a] * shape[a] if a < len(shape) else 1)
+        shape.insert(a, 1)
+        if split is not None and split >= a:
+            split += 1
+        local = x._backend.xp.expand_dims(local, axis=a)
+    strides = None if steps is None else tuple(steps)
+    layout = Layout(tuple(shape), split, x._layout.counts)
+    return _view(wrap_block(local, layout, x), x, strides)
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
