@@ -486,3 +486,12 @@ def test_tensordot_takes_a_numpy_operand_as_replicated():
     x = xdist.asarray(a, split=0)
     np.testing.assert_allclose(xdist.tensordot(x, w, axes=1).to_numpy(), a @ w)
     np.testing.assert_allclose(xdist.tensordot(w, x, axes=([0], [1])).to_numpy(), a @ w)
+
+
+def test_tensordot_promotes_a_boolean_operand_beside_a_numeric_one():
+    a = np.arange(21.0).reshape(7, 3) > 8
+    w = np.array([0.2, 0.3, 0.5])
+    x = xdist.asarray(a, split=0)
+    np.testing.assert_allclose(xdist.tensordot(x, xdist.asarray(w), axes=1).to_numpy(), a @ w)
+    with pytest.raises(TypeError, match="tensordot: x1 must have a numeric dtype"):
+        xdist.tensordot(x, xdist.asarray(np.ones(3, bool)), axes=1)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import _array
+from ._data_type_functions import astype
 from ._dtypes import check_category
 from ._elementwise_functions import conj, multiply
 from ._layout import Layout
@@ -168,6 +169,18 @@ def _numpy_beside(x1: Any, x2: Any, func: str) -> tuple[Any, Any]:
     return x1, x2
 
 
+def _bool_beside_numeric(x1: Any, x2: Any) -> tuple[Any, Any]:
+    """A boolean operand beside a numeric one takes the other's dtype, as NumPy's
+    ``tensordot`` promotes it (beyond the standard; xarray's ``weighted`` contracts a mask)."""
+    if not (isinstance(x1, _array.Array) and isinstance(x2, _array.Array)):
+        return x1, x2
+    if x1.dtype.kind == "b" and x2.dtype.kind != "b":
+        x1 = astype(x1, x2.dtype)
+    elif x2.dtype.kind == "b" and x1.dtype.kind != "b":
+        x2 = astype(x2, x1.dtype)
+    return x1, x2
+
+
 def _axis_list(seq: Any, ndim: int, name: str) -> list[int]:
     if not isinstance(seq, (tuple, list)):
         raise TypeError(f"tensordot: {name} must be a sequence of ints, got {seq!r}")
@@ -217,7 +230,8 @@ def tensordot(
     x1: _array.Array, x2: _array.Array, /, *, axes: int | tuple[Any, Any] = 2
 ) -> _array.Array:
     """The standard's ``tensordot``, as one distributed ``matmul``. A NumPy array beside an
-    xdist array is a replicated operand (beyond the standard).
+    xdist array is a replicated operand, and a boolean operand beside a numeric one takes
+    its dtype (both beyond the standard, as NumPy).
 
     With free axes ``f1`` of ``x1``, ``f2`` of ``x2`` (``a``, ``b`` of them) and ``K`` the
     product of the contracted sizes: ``x1`` becomes ``(f1[:-1], 1 * (b-1), f1[-1], K)`` and
@@ -226,6 +240,7 @@ def tensordot(
     stays split (no message to prepare); the matmul planner moves what must move.
     """
     x1, x2 = _numpy_beside(x1, x2, "tensordot")
+    x1, x2 = _bool_beside_numeric(x1, x2)
     _check_pair(x1, x2, "tensordot")
     a1, a2 = _contracted_axes(axes, x1, x2)
     a1, a2 = _split_pair_first(a1, a2, x1.split, x2.split)
