@@ -5,18 +5,16 @@ deviations from the mean), in float64, for ``var`` and ``std``.
 from it, whose mean corrects the rounded mean and M2. It reads the block three times and
 writes two temporaries of its size.
 
-``chunked`` (NumPy blocks) reads the block from memory once. It takes the block in chunks of
-about ``CHUNK`` elements, small enough to stay in the cache, and for each chunk forms the sum
-``s`` and the sum of squares ``q`` (a BLAS dot product): ``M2 = q - s * s / n``. That
-difference loses digits when the mean is large next to the spread, so a chunk whose
-``M2 < q / 8`` (the mean more than about 2.6 standard deviations from zero) is taken again by
-the two-pass algorithm, from the cache: the error of a chunk's M2 stays within 8 times that
-of the dot product. The chunks are merged all at once,
-``M2 = sum(M2_i) + sum(n_i * (mean_i - mean)**2)`` (Chan et al.'s merge of many parts), and
-the correction returned is the mean of the deviations of the chunk means from the rounded
-mean. Handled: every axis, or the leading axes, or the trailing axes of a C-contiguous block
-of float64 or float32 (float32 chunks are widened to float64 in the cache first); anything else
-returns ``None`` and the caller takes ``two_pass``.
+``chunked`` (NumPy blocks) reads the block from memory once, by the shifted-data algorithm:
+with ``K`` the mean of the first chunk of rows, it sums ``d = x - K`` and ``d * d`` chunk by
+chunk (a chunk of about ``CHUNK`` elements stays in the cache while it is subtracted, summed
+and squared-and-summed by ``einsum``/BLAS), and ``M2 = Q - S * S / n``. That difference loses
+digits only when the mean is far from ``K`` next to the spread; where ``M2 < Q / 8`` (the mean
+more than about 2.6 standard deviations from ``K``: data that drifts along the rows) the
+result is taken again by ``two_pass``, so the error stays within 8 times that of the sums.
+Handled: every axis, or the leading axes, or the trailing axes of a C-contiguous block of
+float64 or float32 (float32 is widened chunk by chunk in the cache); anything else returns
+``None`` and the caller takes ``two_pass``.
 """
 
 from __future__ import annotations
@@ -28,8 +26,8 @@ import numpy as np
 __all__ = ["chunked", "two_pass"]
 
 CHUNK = 1 << 17  # elements: 1 MiB of float64, with its work buffer in a 2 MiB L2 cache
-MIN_ROWS = 64  # rows per chunk, at least, when the rows are reduced
-_WELL_CONDITIONED = 8.0  # q / M2 above this: the chunk is taken again by two passes
+MIN_ROWS = 16  # rows per chunk, at least, when the rows are reduced (the shift's sample)
+_WELL_CONDITIONED = 8.0  # Q / M2 above this: taken again by two passes
 
 
 def two_pass(xp: Any, block: Any, axes: tuple[int, ...], n: int, wide: Any):
@@ -55,95 +53,66 @@ def chunked(block: np.ndarray, axes: tuple[int, ...]):
     if not axes or block.size == 0:
         return None
     kept = tuple(1 if a in axes else n for a, n in enumerate(block.shape))
-    if axes == tuple(range(len(axes))):  # the leading axes: rows of (R, C), merged
-        rows, cols = int(np.prod(block.shape[: len(axes)])), int(np.prod(block.shape[len(axes) :]))
-        m, c, m2 = _over_rows(block.reshape(rows, cols))
-    elif axes == tuple(range(ndim - len(axes), ndim)):  # the trailing axes: each row whole
-        cols = int(np.prod(block.shape[ndim - len(axes) :]))
-        m, c, m2 = _within_rows(block.reshape(-1, cols))
+    size = int(np.prod([block.shape[a] for a in axes]))
+    if axes == tuple(range(len(axes))):  # the leading axes: the columns of (R, C)
+        found = _columns(block.reshape(size, -1))
+    elif axes == tuple(range(ndim - len(axes), ndim)):  # the trailing axes: the rows
+        found = _rows(block.reshape(-1, size))
     else:
         return None
-    return m.reshape(kept), c.reshape(kept), m2.reshape(kept)
+    if found is None:
+        return two_pass(np, block, axes, size, np.dtype(np.float64))
+    return tuple(r.reshape(kept) for r in found)
 
 
-def _over_rows(v: np.ndarray):
-    """Moments of the columns of ``v`` (R x C) over its rows, chunk by chunk: ``MIN_ROWS``
-    rows or more per chunk (few rows would make many columns' sample means large next to
-    their spread, and send them to the two-pass fallback), and blocks of columns."""
-    rows, cols = v.shape
-    width = min(cols, max(1, CHUNK // MIN_ROWS))
-    step = max(1, CHUNK // width)
-    starts = range(0, rows, step)
-    n = np.empty(len(starts))
-    means = np.empty((len(starts), cols))
-    corrections = np.zeros((len(starts), cols))
-    m2 = np.empty((len(starts), cols))
-    wide = np.empty((min(step, rows), width)) if v.dtype != np.float64 else None
-    work = np.empty((min(step, rows), width))
-    for i, start in enumerate(starts):
-        k = min(step, rows - start)
-        n[i] = k
-        for left in range(0, cols, width):
-            piece = v[start : start + k, left : left + width]
-            w = piece.shape[1]
-            if wide is not None:
-                np.copyto(wide[:k, :w], piece)
-                piece = wide[:k, :w]
-            total = piece.sum(axis=0)
-            square = np.multiply(piece, piece, out=work[:k, :w]).sum(axis=0)
-            part = slice(left, left + w)
-            means[i, part], corrections[i, part], m2[i, part] = _from_sums(
-                piece, total, square, k, 0
-            )
-    return _merge(n, means, corrections, m2)
-
-
-def _within_rows(v: np.ndarray):
-    """Moments of each row of ``v`` (R x C) over its columns, chunk by chunk of rows."""
-    rows, cols = v.shape
-    step = max(1, CHUNK // max(cols, 1))
-    mean = np.empty(rows)
-    correction = np.empty(rows)
-    m2 = np.empty(rows)
-    wide = np.empty((min(step, rows), cols)) if v.dtype != np.float64 else None
-    for start in range(0, rows, step):
+def _chunks(v: np.ndarray, step: int):
+    """``v``'s chunks of ``step`` whole rows, in float64 (float32 widened in a buffer)."""
+    wide = np.empty((min(step, v.shape[0]), v.shape[1])) if v.dtype != np.float64 else None
+    for start in range(0, v.shape[0], step):
         piece = v[start : start + step]
-        k = piece.shape[0]
         if wide is not None:
-            np.copyto(wide[:k], piece)
-            piece = wide[:k]
-        total = piece.sum(axis=1)
-        square = np.einsum("ij,ij->i", piece, piece)
-        rows_k = slice(start, start + k)
-        mean[rows_k], correction[rows_k], m2[rows_k] = _from_sums(piece, total, square, cols, 1)
+            np.copyto(wide[: piece.shape[0]], piece)
+            piece = wide[: piece.shape[0]]
+        yield start, piece
+
+
+def _columns(v: np.ndarray):
+    """``(mean, correction, M2)`` of the columns of ``v`` (R x C) by the shifted-data
+    algorithm over chunks of whole rows; ``None`` where a result would lose digits."""
+    rows, cols = v.shape
+    step = max(MIN_ROWS, CHUNK // max(cols, 1))
+    shift = v[:step].mean(axis=0, dtype=np.float64)
+    total, square = np.zeros(cols), np.zeros(cols)
+    work = np.empty((min(step, rows), cols))
+    for _, piece in _chunks(v, step):
+        d = np.subtract(piece, shift, out=work[: piece.shape[0]])
+        if cols == 1:  # every axis reduced: a flat chunk, its squares by BLAS
+            flat = d.reshape(-1)
+            total += flat.sum()
+            square += np.dot(flat, flat)
+        else:
+            total += d.sum(axis=0)
+            square += np.einsum("ij,ij->j", d, d)
+    offset = total / rows  # the mean of x - shift
+    m2 = square - total * offset
+    if np.any(m2 * _WELL_CONDITIONED < square):
+        return None
+    mean = shift + offset
+    return mean, offset - (mean - shift), m2  # the correction: what rounding the mean lost
+
+
+def _rows(v: np.ndarray):
+    """``(mean, correction, M2)`` of the rows of ``v`` (R x C), chunk by chunk of whole rows:
+    the corrected two-pass algorithm on each chunk while it is in the cache."""
+    rows, cols = v.shape
+    mean, correction, m2 = np.empty(rows), np.empty(rows), np.empty(rows)
+    step = max(1, CHUNK // max(cols, 1))
+    work = np.empty((min(step, rows), cols))
+    for start, piece in _chunks(v, step):
+        mine = slice(start, start + piece.shape[0])
+        m = piece.mean(axis=1, keepdims=True)
+        d = np.subtract(piece, m, out=work[: piece.shape[0]])
+        c = d.sum(axis=1) / cols
+        mean[mine], correction[mine] = m[:, 0], c
+        m2[mine] = np.einsum("ij,ij->i", d, d) - cols * c * c
     return mean, correction, m2
-
-
-def _from_sums(piece: np.ndarray, total, square, k: int, axis: int):
-    """``(mean, correction, M2)`` of the ``k`` values along ``axis`` of ``piece``, from their
-    sum and sum of squares; where that would lose digits (a mean large next to the spread),
-    by the corrected two-pass algorithm."""
-    mean = total / k
-    m2 = square - total * mean
-    correction = np.zeros_like(mean)
-    bad = m2 * _WELL_CONDITIONED < square
-    if np.any(bad):
-        m = piece.mean(axis=axis, keepdims=True)
-        dev = piece - m
-        c = dev.mean(axis=axis)
-        m2 = np.where(bad, np.square(dev).sum(axis=axis) - k * c * c, m2)
-        mean = np.where(bad, np.squeeze(m, axis=axis), mean)
-        correction = np.where(bad, c, correction)
-    return mean, correction, m2
-
-
-def _merge(n: np.ndarray, means: np.ndarray, corrections: np.ndarray, m2: np.ndarray):
-    """Merge chunk records (counts ``n``; rounded means, their corrections and M2, one row
-    per chunk) into the ``(mean, correction, M2)`` of the whole."""
-    total_n = n.sum()
-    weights = (n / total_n)[:, None]
-    mean = (weights * means).sum(axis=0)
-    dev = (means - mean) + corrections  # exact differences of close means, plus the small parts
-    correction = (weights * dev).sum(axis=0)
-    merged = m2.sum(axis=0) + (n[:, None] * dev * dev).sum(axis=0) - total_n * correction**2
-    return mean, correction, merged
