@@ -216,18 +216,21 @@ def matmul_contraction(p: int, m: int, k: int, itemsize: int) -> Cost:
     return _uniform(p, "allreduce", m * k * itemsize)
 
 
-def matmul_ring(p: int, n: int, k: int, itemsize: int) -> Cost:
-    """``A @ B``, ``A`` ``(n, n)`` and ``B`` ``(n, k)`` both split along rows, ``B`` larger
-    than ``gather_warning_elements`` (a smaller one is gathered in one allgatherv): the ring
-    plan passes ``B``'s row blocks around, ``p - 1`` sendrecv; rank r sends, at step s, the block
-    of rank ``(r + s) % p`` (it received it at the step before)."""
+def matmul_ring(p: int, n: int, k: int, itemsize: int, counts: Sequence[int] | None = None) -> Cost:
+    """``A @ B``, ``A`` ``(m, n)`` split along rows and ``B`` ``(n, k)`` split along rows (its
+    ``counts``, balanced by default), ``B`` larger than ``gather_warning_elements`` (a
+    smaller one is gathered in one allgatherv): the ring plan passes ``B``'s row blocks
+    around, ``p - 1`` sendrecv whatever their size; at step ``s`` rank ``r`` sends the block
+    of rank ``r - s`` (``_linear_algebra_functions._ring_product``). An empty block is a
+    call with no message."""
     if p == 1:
         return {}
-    counts = balanced(n, p)
+    counts = list(balanced(n, p) if counts is None else counts)
     per_rank: PerRank = []
     for r in range(p):
-        sent = sum(counts[(r + s) % p] for s in range(p - 1)) * k * itemsize
-        per_rank.append({"sendrecv": (p - 1, sent, p - 1)})
+        blocks = [counts[(r - s) % p] for s in range(p - 1)]
+        sent = sum(blocks) * k * itemsize
+        per_rank.append({"sendrecv": (p - 1, sent, sum(1 for b in blocks if b))})
     return busiest(per_rank)
 
 
@@ -393,14 +396,34 @@ def lasso(p: int, d: int, epochs: int, gram: bool, check_replicated: bool = Fals
     return merged(setup, {"allreduce": Traffic(d * epochs, 8 * d * epochs, d * epochs * (p - 1))})
 
 
-def cdist_expression(p: int, n: int, d: int, itemsize: int) -> Cost:
-    """``|a|^2[:, None] + |b|^2[None, :] - 2 a @ b.T`` with ``a`` and ``b`` the same ``(n, d)``
-    array split along rows: ``b``'s norms and ``b.T`` are broadcast along their split axis,
-    so both are gathered (two allgatherv; memory: ``b`` whole on every rank)."""
+def cdist_expression(p: int, n: int, d: int, itemsize: int, budget: int = 65536) -> Cost:
+    """``|a|^2[:, None] + |a|^2[None, :] - 2 a @ a.T`` with ``a`` ``(n, d)`` split along rows.
+    The norms row is broadcast along its split axis, so it is gathered (one allgatherv).
+    ``a.T`` is split along its columns; with at most ``budget`` elements
+    (``gather_warning_elements``) the matmul gathers it too (one allgatherv more). Larger,
+    the planner takes the ring: ``a.T`` moves to its ``d`` rows split over the ranks (one
+    alltoallv; with ``d < p`` most ranks get no row) and ``p - 1`` sendrecv pass those blocks
+    around, empty ones included."""
     if p == 1:
         return {}
-    rows = max(balanced(n, p))
-    return {"allgatherv": Traffic(2, rows * (d + 1) * itemsize, 2 * (p - 1))}
+    rows = balanced(n, p)
+    norms = {"allgatherv": Traffic(1, max(rows) * itemsize, p - 1)}
+    if n * d <= budget:
+        return merged(norms, {"allgatherv": Traffic(1, max(rows) * d * itemsize, p - 1)})
+    kc = balanced(d, p)
+    relayout = busiest(
+        [
+            {
+                "alltoallv": (
+                    1,
+                    (d - kc[r]) * rows[r] * itemsize,
+                    sum(1 for q in range(p) if q != r and kc[q]) if rows[r] else 0,
+                )
+            }
+            for r in range(p)
+        ]
+    )
+    return merged(norms, relayout, matmul_ring(p, d, n, itemsize, kc))
 
 
 # -- time on a network ----------------------------------------------------------------------------
@@ -457,42 +480,81 @@ WORKLOADS: dict[str, Callable[[int], Cost]] = {
     "cdist 20000x18 float32 (expression)": lambda p: cdist_expression(p, 20000, 18, 4),
 }
 
-# Bytes each rank streams from memory for its share of the work (the compute side of the
-# comparison: these workloads are memory-bound or close to it on one core).
-LOCAL_BYTES: dict[str, Callable[[int], float]] = {
-    "k-means 200000x64 float32, k=8, 30 iterations": lambda p: 30 * 200000 * 65 * 4 / p,
-    "Lasso 100000x100 float64, 20 epochs, Gram": lambda p: 100000 * 100 * 8 / p,
-    "Lasso 100000x100 float64, 20 epochs, no Gram": lambda p: 20 * 2 * 100000 * 100 * 8 / p,
-    "mean all 8192x8192 float64": lambda p: 8192 * 8192 * 8 / p,
-    "std all 8192x8192 float64": lambda p: 8192 * 8192 * 8 / p,
-    "mean axis 0 8192x8192 float64": lambda p: 8192 * 8192 * 8 / p,
-    "std axis 0 8192x8192 float64": lambda p: 8192 * 8192 * 8 / p,
-    "cdist 20000x18 float32 (expression)": lambda p: 20000 * 20000 * 4 / p,
+# Each rank's share of the work: (bytes it streams from memory, floating-point operations),
+# priced at ``memory`` bytes/s and ``flops`` per second per rank (one core): the compute side
+# that the communication is compared with.
+LOCAL_WORK: dict[str, Callable[[int], tuple[float, float]]] = {
+    # 30 x (read [X, 1] block, k-means GEMM n/p x 65 x 9)
+    "k-means 200000x64 float32, k=8, 30 iterations": lambda p: (
+        30 * 200000 * 65 * 4 / p,
+        30 * 2 * 200000 * 65 * 9 / p,
+    ),
+    # X^T X and X^T y once (the replicated descent on the 100 x 100 Gram matrix is left out:
+    # it is the same on every rank and does not shrink with p)
+    "Lasso 100000x100 float64, 20 epochs, Gram": lambda p: (
+        100000 * 100 * 8 / p,
+        2 * 100000 * 100 * 101 / p,
+    ),
+    # per coordinate: X[:, j] @ R and R -= X[:, j] * delta
+    "Lasso 100000x100 float64, 20 epochs, no Gram": lambda p: (
+        20 * 2 * 100000 * 100 * 8 / p,
+        20 * 4 * 100000 * 100 / p,
+    ),
+    "mean all 8192x8192 float64": lambda p: (8192 * 8192 * 8 / p, 8192 * 8192 / p),
+    "std all 8192x8192 float64": lambda p: (8192 * 8192 * 8 / p, 3 * 8192 * 8192 / p),
+    "mean axis 0 8192x8192 float64": lambda p: (8192 * 8192 * 8 / p, 8192 * 8192 / p),
+    "std axis 0 8192x8192 float64": lambda p: (8192 * 8192 * 8 / p, 3 * 8192 * 8192 / p),
+    # the 20000 x 20000 output written, GEMM 2 n^2 d
+    "cdist 20000x18 float32 (expression)": lambda p: (
+        20000 * 20000 * 4 / p,
+        2 * 20000 * 20000 * 18 / p,
+    ),
 }
+
+
+def local_seconds(name: str, p: int, memory: float = 10e9, flops: float = 20e9) -> float:
+    """The local work of workload ``name`` on one of ``p`` ranks: memory- or compute-bound."""
+    nbytes, nflops = LOCAL_WORK[name](p)
+    return max(nbytes / memory, nflops / flops)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--alpha", type=float, default=1.5e-6, help="latency, seconds")
     parser.add_argument("--bandwidth", type=float, default=12.5e9, help="bytes per second")
-    parser.add_argument("--memory", type=float, default=10e9, help="bytes/s one core streams")
+    parser.add_argument("--memory", type=float, default=10e9, help="bytes/s one rank streams")
+    parser.add_argument("--flops", type=float, default=20e9, help="flop/s of one rank")
     parser.add_argument("--ranks", default="64,1024,4096")
     args = parser.parse_args()
     net = Network(args.alpha, args.bandwidth)
     ranks = [int(r) for r in args.ranks.split(",")]
     print(
-        f"alpha {net.alpha * 1e6:g} us, bandwidth {net.bandwidth / 1e9:g} GB/s, "
-        f"memory {args.memory / 1e9:g} GB/s per rank"
+        f"alpha {net.alpha * 1e6:g} us, bandwidth {net.bandwidth / 1e9:g} GB/s per rank; "
+        f"local work at {args.memory / 1e9:g} GB/s and {args.flops / 1e9:g} GFlop/s per rank"
     )
-    print("| workload | " + " | ".join(f"p={p}: comm / local" for p in ranks) + " |")
+    print("| workload | " + " | ".join(f"p = {p}: comm / local" for p in ranks) + " |")
     print("|---|" + "---|" * len(ranks))
     for name, fn in WORKLOADS.items():
         cells = []
         for p in ranks:
             comm = net.seconds(fn(p), p)
-            local = LOCAL_BYTES[name](p) / args.memory
-            cells.append(f"{comm * 1e3:.3g} ms / {local * 1e3:.3g} ms")
+            local = local_seconds(name, p, args.memory, args.flops)
+            cells.append(f"{_ms(comm)} / {_ms(local)}")
         print(f"| {name} | " + " | ".join(cells) + " |")
+    print()
+    print("| workload | " + " | ".join(f"p = {p}: calls, bytes sent" for p in ranks) + " |")
+    print("|---|" + "---|" * len(ranks))
+    for name, fn in WORKLOADS.items():
+        cells = []
+        for p in ranks:
+            cost = fn(p)
+            calls = sum(t.calls for t in cost.values())
+            cells.append(f"{calls}, {sum(t.bytes for t in cost.values())} B")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms"
 
 
 if __name__ == "__main__":

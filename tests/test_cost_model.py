@@ -199,6 +199,8 @@ def test_cdist_expression():
         return sq[:, None] + sq[None, :] - 2 * (a @ a.T)
 
     assert counted(cdist) == cm.cdist_expression(P, 60, 5, 4)
+    with xdist.config_context(gather_warning_elements=100):  # a.T (300) may not be gathered
+        assert counted(cdist) == cm.cdist_expression(P, 60, 5, 4, budget=100)
 
 
 def test_network_prices_nothing_at_one_rank():
