@@ -127,13 +127,15 @@ def main() -> int:
     results = []
     total: dict[str, int] = {}
     runs = [(b, n) for b in backends for n in ranks]
-    # tests/test_packaging.py builds and installs the package once per command: in the first
-    # NumPy 1-rank run (or the first 1-rank run); the others skip it.
+    # tests/test_packaging.py builds and installs the package once per command, and
+    # tests/test_benchmarks.py makes its smoke run of benchmarks/workloads.py once: in the
+    # first NumPy 1-rank run (or the first 1-rank run); the others skip them.
     one_rank = [run for run in runs if run[1] == 1]
     packaging_run = min(one_rank, key=lambda run: run[0] != "numpy", default=None)
     for backend, n in runs:
         env = dict(base_env, XDIST_BACKEND=backend)
         env["XDIST_PACKAGING_TEST"] = "1" if (backend, n) == packaging_run else "0"
+        env["XDIST_BENCHMARK_TEST"] = env["XDIST_PACKAGING_TEST"]
         if n == 1:
             cmd = pytest
         else:
