@@ -1,0 +1,102 @@
+"""benchmarks/workloads.py: its NumPy references agree with scikit-learn, its checks reject a
+wrong answer, and a smoke run at a tiny scale checks every contender and prints its tables.
+
+The smoke run starts ``mpiexec`` itself, so it runs once per test command: ``tests/run.py``
+sets ``XDIST_BENCHMARK_TEST=1`` in its first NumPy 1-rank run only (as for the packaging
+test).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import SIZE
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("workloads", ROOT / "benchmarks" / "workloads.py")
+workloads = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(workloads)
+
+
+def test_lloyd_by_hand_is_scikit_learns():
+    from sklearn.cluster import KMeans
+
+    d = workloads.make_data("kmeans", 0.01)
+    ref = workloads.lloyd_numpy(d["X"], d["centers"])
+    km = KMeans(8, init=d["centers"], n_init=1, max_iter=30, tol=0.0).fit(d["X"])
+    assert workloads.error("kmeans", ref, km.cluster_centers_) <= workloads.TOLERANCE["kmeans"]
+    # one iteration fewer is far outside the tolerance
+    fewer = workloads.lloyd_numpy(d["X"], d["centers"], iters=km.n_iter_ - 1)
+    assert workloads.error("kmeans", ref, fewer) > workloads.TOLERANCE["kmeans"]
+
+
+def test_lasso_by_hand_is_scikit_learns():
+    from sklearn.linear_model import Lasso
+
+    d = workloads.make_data("lasso", 0.01)
+    ref = workloads.lasso_numpy(d["X"], d["y"])
+    for pre in (True, False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tol=0: "did not converge", by design
+            m = Lasso(alpha=0.1, max_iter=20, tol=0.0, precompute=pre).fit(d["X"], d["y"])
+        got = np.concatenate([m.coef_, [m.intercept_]])
+        assert workloads.error("lasso", ref, got) <= workloads.TOLERANCE["lasso"]
+    assert workloads.error("lasso", ref, ref * (1 + 1e-5)) > workloads.TOLERANCE["lasso"]
+
+
+def test_cdist_check():
+    X = workloads.make_data("cdist", 0.01)["X"]
+    D = workloads.cdist_numpy(X)
+    exact = np.sqrt(((X[:, None].astype(np.float64) - X[None]) ** 2).sum(axis=-1))
+    np.testing.assert_allclose(D, exact, atol=1e-2)
+    assert workloads.cdist_error(D, X, ..., ...) <= workloads.TOLERANCE["cdist"]
+    rows = slice(3, 40)  # a block of rows, as a rank holds it
+    assert workloads.cdist_error(D[rows], X, rows, slice(None)) <= workloads.TOLERANCE["cdist"]
+    assert workloads.cdist_error(D * D, X, ..., ...) > workloads.TOLERANCE["cdist"]
+    assert workloads.cdist_error(D[4:41], X, rows, slice(None)) > workloads.TOLERANCE["cdist"]
+
+
+def test_rows_made_anywhere_are_the_same():
+    """A rank's rows are those of the whole data, whatever the cut (chunks of 4096 rows)."""
+    for name in ("lasso", "cdist"):
+        n = workloads.sizes(0.25)[name][0]
+        cuts = [0, 1, 4096, 4100, n]
+        whole = workloads.make_data(name, 0.25)
+        parts = [workloads.make_data(name, 0.25, a, b) for a, b in zip(cuts, cuts[1:])]
+        for key in ("X", "y") if name == "lasso" else ("X",):
+            np.testing.assert_array_equal(np.concatenate([p[key] for p in parts]), whole[key])
+
+
+@pytest.mark.skipif(
+    os.environ.get("XDIST_BENCHMARK_TEST") == "0",
+    reason="tests/run.py runs the benchmark smoke run once per command, in its first NumPy "
+    "1-rank run",
+)
+@pytest.mark.skipif(SIZE > 1, reason="the smoke run starts mpiexec itself, from one process")
+def test_smoke_run(tmp_path):
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "workloads.py"), "--scale", "0.005"]
+    cmd += ["--rounds", "2", "--repeat", "1", "--only", "moments", "--peers", "numpy"]
+    cmd += ["--xdist", "numpy:1,numpy:2", "--json", str(tmp_path / "times.json")]
+    plots = importlib.util.find_spec("matplotlib") is not None  # the bench extra
+    if plots:
+        cmd += ["--plots", str(tmp_path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "every result checked against NumPy's: all within tolerance" in out
+    for case in ("mean all", "std all", "mean axis 0", "std axis 0"):
+        assert f"| {case} | NumPy 1 thread |" in out
+        assert f"| {case} | xdist numpy 1 rank |" in out
+        assert f"| {case} | xdist numpy 2 ranks |" in out
+    assert "### Best peer / xdist" in out
+    if plots:
+        for name in ("workloads_ratios.png", "workloads_scaling.png"):
+            assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+            assert "--scale 0.005" in (tmp_path / name).with_suffix(".txt").read_text()
