@@ -46,15 +46,15 @@ def test_invalid_layouts_raise(args):
         Layout(*args)
 
 
-@pytest.mark.parametrize(
-    "src,dst",
-    [
-        (Layout((7, 5), 0, (3, 2, 2)), Layout((7, 5), 1, (2, 2, 1))),
-        (Layout((7, 5), 0, (0, 0, 7)), Layout((7, 5), 0, (3, 2, 2))),
-        (Layout((7, 5), None, None), Layout((7, 5), 0, (3, 2, 2))),
-        (Layout((7, 5), 1, (5, 0, 0)), Layout((7, 5), 1, (0, 0, 5))),
-    ],
-)
+_MOVES = [
+    (Layout((7, 5), 0, (3, 2, 2)), Layout((7, 5), 1, (2, 2, 1))),
+    (Layout((7, 5), 0, (0, 0, 7)), Layout((7, 5), 0, (3, 2, 2))),
+    (Layout((7, 5), None, None), Layout((7, 5), 0, (3, 2, 2))),
+    (Layout((7, 5), 1, (5, 0, 0)), Layout((7, 5), 1, (0, 0, 5))),
+]
+
+
+@pytest.mark.parametrize("src,dst", _MOVES)
 def test_overlap_moves_every_element_exactly_once(src, dst):
     moved = np.zeros(src.shape, int)
     for s, d, box in src.overlap(dst):
@@ -76,10 +76,7 @@ def test_overlap_of_equal_layouts_stays_on_each_rank():
 @pytest.mark.parametrize(
     "src,dst",
     [
-        (Layout((7, 5), 0, (3, 2, 2)), Layout((7, 5), 1, (2, 2, 1))),
-        (Layout((7, 5), 0, (0, 0, 7)), Layout((7, 5), 0, (3, 2, 2))),
-        (Layout((7, 5), None, None), Layout((7, 5), 0, (3, 2, 2))),
-        (Layout((7, 5), 1, (5, 0, 0)), Layout((7, 5), 1, (0, 0, 5))),
+        *_MOVES,
         (Layout((9,), 0, (0, 4, 0, 0, 5, 0)), Layout((9,), 0, (2, 1, 2, 1, 2, 1))),
         (Layout((0, 3), 0, (0, 0)), Layout((0, 3), 1, (2, 1))),
     ],
