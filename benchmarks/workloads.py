@@ -795,32 +795,43 @@ def tables(out: dict, args) -> dict:
 
 
 def _scaling(out, args, cases, configs) -> None:
-    pairs = []  # (column title, numerator config, denominator config)
+    """Time / time tables: 1 rank / R ranks, Torch backend / NumPy backend, and xdist at one
+    rank / NumPy (one thread) where NumPy is a peer of the case."""
+
+    def xdist(config):
+        return lambda case: _times(out, list(config), case[3])
+
+    def numpy_peer(case):
+        ops = [op for group, op in case[2] if group == "numpy"]
+        return _times(out, "numpy", ops[0]) if ops else None
+
+    pairs = []  # (column title, times of the numerator, times of the denominator)
     for b in ("numpy", "torch"):
         for r in (2, 3):
             if (b, 1) in configs and (b, r) in configs:
-                pairs.append((f"{b}: 1 rank / {r} ranks", (b, 1), (b, r)))
+                pairs.append((f"{b}: 1 rank / {r} ranks", xdist((b, 1)), xdist((b, r))))
     for r in (1, 2, 3):
         if ("numpy", r) in configs and ("torch", r) in configs:
-            pairs.append(
-                (f"Torch backend / NumPy backend, {r} rank(s)", ("torch", r), ("numpy", r))
-            )
+            title = f"Torch backend / NumPy backend, {r} rank(s)"
+            pairs.append((title, xdist(("torch", r)), xdist(("numpy", r))))
+    if ("numpy", 1) in configs and "numpy" in args.peers:
+        pairs.append(("xdist numpy 1 rank / NumPy 1 thread", xdist(("numpy", 1)), numpy_peer))
     if not pairs:
         return
     print("\n### Scaling (time / time, median of the rounds' ratios; per round in brackets)\n")
     head = "| case |" + "".join(f" {p[0]} |" for p in pairs)
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
-    for _, name, _, xop in cases:
+    for case in cases:
         cells = ""
-        for _, a, b in pairs:
-            ta, tb = _times(out, list(a), xop), _times(out, list(b), xop)
+        for _, fa, fb in pairs:
+            ta, tb = fa(case), fb(case)
             if ta and tb:
                 rs = [x / y for x, y in zip(ta, tb)]
                 cells += f" {_fmt(_med(rs))} ({', '.join(_fmt(r) for r in rs)}) |"
             else:
                 cells += " - |"
-        print(f"| {name} |{cells}")
+        print(f"| {case[1]} |{cells}")
 
 
 def plots(out: dict, ratios: dict, args, caption: str) -> list[Path]:
@@ -858,34 +869,38 @@ def plots(out: dict, ratios: dict, args, caption: str) -> list[Path]:
         written.append(_save(fig, folder / "workloads_ratios.png", caption))
         plt.close(fig)
     cases = [c for c in CASES if c[0] in args.only]
-    fig, ax = plt.subplots(figsize=(7, 5))
-    drawn = False
-    for b, style in (("numpy", "-o"), ("torch", "--s")):
-        ranks = sorted(r for bb, r in configs if bb == b)
-        if 1 not in ranks or len(ranks) < 2:
-            continue
-        for _, name, _, xop in cases:
-            t1 = _times(out, [b, 1], xop)
-            if not t1:
-                continue
-            pts = [
-                (r, _med([x / y for x, y in zip(t1, _times(out, [b, r], xop))]))
-                for r in ranks
-                if _times(out, [b, r], xop)
-            ]
-            ax.plot(*zip(*pts), style, label=f"{name} ({b} backend)")
-            drawn = True
-    if drawn:
+    backends = [
+        b for b in ("numpy", "torch") if (b, 1) in configs and sum(bb == b for bb, _ in configs) > 1
+    ]
+    if backends:
         top = max(r for _, r in configs)
-        ax.plot([1, top], [1, top], ":", color="gray", label="ideal")
-        ax.set_xticks(range(1, top + 1))
-        ax.set_xlabel("ranks (one thread each)")
-        ax.set_ylabel("1 rank's time / R ranks' time")
-        ax.set_title(f"xdist rank scaling, --scale {args.scale}")
-        ax.legend(fontsize=7, ncol=2)
-        fig.tight_layout()
+        fig, axes = plt.subplots(
+            1, len(backends), figsize=(5 * len(backends) + 1, 5.5), sharey=True, squeeze=False
+        )
+        colors = plt.get_cmap("tab10").colors
+        for ax, b in zip(axes[0], backends):
+            ranks = sorted(r for bb, r in configs if bb == b)
+            for i, (_, name, _, xop) in enumerate(cases):
+                t1 = _times(out, [b, 1], xop)
+                if not t1:
+                    continue
+                pts = [
+                    (r, _med([x / y for x, y in zip(t1, _times(out, [b, r], xop))]))
+                    for r in ranks
+                    if _times(out, [b, r], xop)
+                ]
+                ax.plot(*zip(*pts), "-o" if i < 10 else "--s", color=colors[i % 10], label=name)
+            ax.plot([1, top], [1, top], ":", color="gray", label="ideal")
+            ax.set_xticks(range(1, top + 1))
+            ax.set_xlabel("ranks (one thread each)")
+            ax.set_title(f"{b} backend")
+        axes[0][0].set_ylabel("1 rank's time / R ranks' time")
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8)
+        fig.suptitle(f"xdist rank scaling, --scale {args.scale}")
+        fig.tight_layout(rect=(0, 0.16, 1, 1))
         written.append(_save(fig, folder / "workloads_scaling.png", caption))
-    plt.close(fig)
+        plt.close(fig)
     return written
 
 
