@@ -45,7 +45,8 @@ BLOBS = (
 @dataclass(frozen=True)
 class Entry:
     """One public name: ``comm`` says what it communicates (the rule), ``code`` (after
-    ``setup``) is its example, ``sends`` the collectives ``code`` makes at 3 ranks."""
+    ``setup``) is its example, ``sends`` the collectives ``code`` makes at 3 ranks (the same
+    on every backend)."""
 
     comm: str
     code: str

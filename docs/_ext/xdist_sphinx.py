@@ -20,14 +20,15 @@ from sphinx.util.docutils import SphinxDirective
 from xdist_reference import REFERENCE, kind_of, resolve, sections
 
 
+def _said(sends: dict[str, int]) -> str:
+    """``{"allreduce": 1}`` as "1 allreduce"; nothing as "no message"."""
+    return ", ".join(f"{n} {what}" for what, n in sorted(sends.items())) or "no message"
+
+
 def _note_lines(name: str) -> list[str]:
     entry = REFERENCE[name]
     lines = ["", ".. rubric:: Communication", "", *entry.comm.splitlines()]
-    if entry.sends:
-        said = ", ".join(f"{n} {what}" for what, n in sorted(entry.sends.items()))
-        lines += ["", f"*In this example, at 3 ranks:* {said} (counted by the tests)."]
-    else:
-        lines += ["", "*In this example, at 3 ranks:* no message (counted by the tests)."]
+    lines += ["", f"*In this example, at 3 ranks:* {_said(entry.sends)} (counted by the tests)."]
     lines += ["", ".. rubric:: Example", "", ".. code-block:: python", ""]
     lines += ["   " + ln if ln else "" for ln in entry.example.rstrip().splitlines()]
     return lines + [""]
