@@ -378,3 +378,24 @@ def test_numpy_and_trailing_slice_keys(case):
             with pytest.raises(IndexError, match="sole index"):
                 x[distribute(mask, None), *key[1:]]
     assert sum(sent.values()) == 0
+
+
+@pytest.mark.parametrize("counts", [None, "uneven"])
+@pytest.mark.parametrize("idx", [[0, 1, 2, 5, 6], [2, 2, 3], [-3, -1], [], [1, 4]], ids=str)
+def test_sorted_replicated_indices_on_the_split_axis_keep_the_selection_split(counts, idx):
+    # xarray's groupby selects each group with sorted indices: no message, the result split
+    # where its rows live (the indices each block holds)
+    g = global_data((7, 5))
+    x = distribute(g, 0, None if counts is None else layouts((7, 5))[-1][1])
+    r = distribute(A(idx, dtype=np.int64), None)
+    with xdist.count_collectives() as sent:
+        y = x[r, 1:]
+    want = g[A(idx, dtype=np.int64), 1:]
+    if SIZE > 1:
+        assert sent == Counter()
+        owners = [x.layout.owner(i % 7) for i in idx]
+        assert y.split == 0 and y.counts == tuple(owners.count(k) for k in range(SIZE))
+    assert_equal(y, want)
+    assert_equal(xdist.take(x, r, axis=0), g[A(idx, dtype=np.int64)])
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[distribute(A([1, 9]), None)]

@@ -92,7 +92,7 @@ def _host_coords(coords: list[Any], backend: Any) -> np.ndarray:
     return np.stack(cols, axis=1) if cols else np.empty((0, 0), np.int64)
 
 
-def _block_coords(host: np.ndarray, offset: int, j: int, backend: Any, device: Any) -> list[Any]:
+def block_coords(host: np.ndarray, offset: int, j: int, backend: Any, device: Any) -> list[Any]:
     """The columns of global coordinates ``host`` as int64 blocks in block indices (column
     ``j``, the split axis, starts at ``offset`` in this rank's block)."""
     host = host.copy()
@@ -134,7 +134,7 @@ def fetch(
     if replicated:  # every rank knows every request: the owners' values in one allgatherv
         rest = tuple(n for a, n in enumerate(src.shape) if a not in adv)
         width = int(np.prod(rest, dtype=np.int64))
-        mine = _block_coords(host[owners == comm.rank], offset, j, backend, src.device)
+        mine = block_coords(host[owners == comm.rank], offset, j, backend, src.device)
         vals = gather_local(src._local, adv, mine, backend)
         # The result is laid out like the indices: replicated, so the selected elements meet
         # whole on every rank (named in docs/architecture.md, with its memory).
@@ -148,7 +148,7 @@ def fetch(
         raise error  # type: ignore[misc]
     (asked,) = route.forward([host])
     vals = gather_local(
-        src._local, adv, _block_coords(asked, offset, j, backend, src.device), backend
+        src._local, adv, block_coords(asked, offset, j, backend, src.device), backend
     )
     return back_block(route, vals, backend, src.device)
 
@@ -197,5 +197,5 @@ def store(
         vals = values
         if not isinstance(values, SCALARS):
             vals = forward_block(route, values, backend, dst.device)
-    where = _block_coords(got, layout.offsets[comm.rank], j, backend, dst.device)
+    where = block_coords(got, layout.offsets[comm.rank], j, backend, dst.device)
     scatter_local(dst._local, adv, where, vals, xp, rest_key)

@@ -26,7 +26,7 @@ from .. import _array
 from .._layout import Layout
 from .._movement.broadcast import align_block, broadcast_shapes, output_layout
 from .basic import getitem_basic
-from .gather_scatter import fetch, normalize_block, store
+from .gather_scatter import block_coords, fetch, gather_local, normalize_block, store
 from .keys import (
     as_int,
     check_slice,
@@ -157,7 +157,11 @@ def gather(y: _array.Array, adv: tuple[int, ...], items: list, front: int, func:
     sizes = [y.shape[a] for a in adv]
     coords, bad = index_blocks(items, sizes, target, comm, backend)
     error = IndexError(f"{func}: an index is out of bounds for the shape {y.shape}")
-    vals = fetch(y, adv, coords, target.split is None, bad, error)
+    kept = _sorted_selection(y, adv, coords, target, bad, error)
+    if kept is None:
+        vals = fetch(y, adv, coords, target.split is None, bad, error)
+    else:
+        vals, target = kept
     lb = target.local_shape(comm.rank)
     rest = tuple(vals.shape[1:])
     block = xp.reshape(vals, (*lb, *rest))
@@ -176,6 +180,34 @@ def gather(y: _array.Array, adv: tuple[int, ...], items: list, front: int, func:
     else:
         layout = Layout.replicated(shape)
     return _array.Array._new(block, layout, comm, backend)
+
+
+def _sorted_selection(
+    y: _array.Array, adv: tuple[int, ...], coords: list, target: Layout, bad: bool, error
+) -> tuple[Any, Layout] | None:
+    """Replicated, non-decreasing 1-D indices along the split axis (xarray's groups, a
+    time range): each rank's selection is one run of the result, in rank order, so every
+    rank keeps what it selects from its own block and the result stays split (counts: the
+    indices each block holds). No message. Other indices: ``None`` (the general paths)."""
+    comm, backend = y._comm, y._backend
+    if (
+        comm.size == 1
+        or target.split is not None
+        or target.ndim != 1
+        or len(adv) != 1
+        or adv[0] != y.split
+    ):
+        return None
+    if bad:  # replicated indices: every rank saw the same out-of-bounds index
+        raise error
+    host = np.asarray(backend.to_host(coords[0]))
+    if host.size > 1 and not bool(np.all(host[1:] >= host[:-1])):
+        return None
+    owners = y._layout.owners(host)
+    counts = tuple(int(c) for c in np.bincount(owners, minlength=comm.size))
+    mine = host[owners == comm.rank][:, None]
+    local = block_coords(mine, y._layout.offsets[comm.rank], 0, backend, y.device)
+    return gather_local(y._local, adv, local, backend), Layout(target.shape, 0, counts)
 
 
 # -- setitem -----------------------------------------------------------------------------------
