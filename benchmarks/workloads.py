@@ -614,6 +614,9 @@ class Server:
             except Exception:
                 os.killpg(self.proc.pid, 9)
                 self.proc.wait()
+        if not self.err.closed:
+            self.err.close()
+            os.unlink(self.err.name)  # what a failure needed from it is in self.dead
 
 
 def _tmp(name: str) -> str:
