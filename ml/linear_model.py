@@ -332,10 +332,16 @@ class _GramScore:
 
 class _ResidualScore:
     """tmp_j = X[:, j] @ R + w_j ||X[:, j]||^2 with the residual R = y - X w kept up to date
-    (one allreduce per coordinate when samples are split)."""
+    (one allreduce per coordinate when samples are split).
+
+    The columns are copied once into the rows of ``X.T`` (``stack``), so that each
+    coordinate reads one contiguous column, as scikit-learn asks for Fortran-ordered ``X``
+    (a column of row-ordered ``X`` touches one cache line per element); ``R`` is updated in
+    place."""
 
     def __init__(self, xp, X, y, w, diag):
-        self.cols = [X[:, j] for j in range(X.shape[1])]
+        columns = xp.stack([X[:, j] for j in range(X.shape[1])])
+        self.cols = [columns[j, ...] for j in range(X.shape[1])]
         self.diag = diag
         self.R = y - X @ _vec(xp, w, y)
 
@@ -343,7 +349,7 @@ class _ResidualScore:
         return float(self.cols[j] @ self.R) + w_j * self.diag[j]
 
     def update(self, j, delta):
-        self.R = self.R - delta * self.cols[j]
+        self.R -= delta * self.cols[j]
 
 
 def _vec(xp, values, like):
