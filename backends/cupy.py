@@ -22,6 +22,7 @@ import numpy as np
 
 from . import numpy_semantics
 from .base import STANDARD_DTYPES, BackendBase, Device
+from .standard_semantics import corrected_namespace
 
 __all__ = ["CuPyBackend", "backend"]
 
@@ -43,6 +44,8 @@ _NAMESPACE = types.ModuleType(f"{__name__}.namespace", "array_api_compat.cupy, c
 _NAMESPACE.__getattr__ = lambda name: getattr(xp_cupy, name)  # type: ignore[method-assign]
 for _name in numpy_semantics.__all__:
     setattr(_NAMESPACE, _name, _on_cupy(_name))
+# ... and the standard's preferred values where NumPy's differ (standard_semantics).
+_NAMESPACE = corrected_namespace(f"{__name__}.namespace", _NAMESPACE)
 
 
 # cupyx.scipy.special functions that xdist does not use, with why (CuPy 14.2 on an H100):

@@ -10,10 +10,15 @@ import numpy as np
 
 from .base import STANDARD_DTYPES, BackendBase, Device, many_short_lines
 from .moments import chunked
+from .standard_semantics import corrected_namespace
 
 __all__ = ["NumPyBackend", "backend"]
 
 _CPU = Device("numpy", "cpu")
+
+# array-api-compat's numpy namespace with the standard's special values where NumPy's differ
+# (standard_semantics: floor_divide with infinities, complex expm1 and tanh).
+_NAMESPACE = corrected_namespace(f"{__name__}.namespace", xp_numpy)
 
 
 def _c_order(block: np.ndarray) -> np.ndarray:
@@ -23,7 +28,7 @@ def _c_order(block: np.ndarray) -> np.ndarray:
 
 class NumPyBackend(BackendBase):
     name = "numpy"
-    xp = xp_numpy
+    xp = _NAMESPACE
     _dtypes = {d: d for d in STANDARD_DTYPES}
 
     def devices(self) -> list[Device]:

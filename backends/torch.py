@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from .base import BackendBase, Device
+from .standard_semantics import all_finite, corrected_namespace
 
 __all__ = ["TorchBackend", "backend"]
 
@@ -129,6 +130,32 @@ def _pow(x1: Any, x2: Any, /) -> torch.Tensor:
     return torch.where(b == 0, torch.ones((), dtype=out.dtype, device=out.device), out)
 
 
+def _acos(x: Any, /) -> torch.Tensor:
+    """Torch's ``acos`` with a zero imaginary part signed opposite to ``x``'s, as the
+    standard's conjugate symmetry asks (``acos(0j)`` is ``pi/2 - 0j``; Torch's complex128
+    gives ``+0j``)."""
+    out = xp_torch.acos(x)
+    if not out.is_complex():
+        return out
+    zero = out.imag == 0
+    if not bool(zero.any()):
+        return out
+    im = torch.where(zero, torch.copysign(torch.zeros_like(out.imag), -x.imag), out.imag)
+    return torch.complex(out.real, im)
+
+
+def _log1p(x: Any, /) -> torch.Tensor:
+    """Torch's ``log1p``; where a complex ``x`` has an infinite or NaN part,
+    ``log(re + 1 + im j)`` (the parts built apart): the standard's ``+inf + NaN j`` at
+    ``inf + NaN j`` and ``NaN + inf j``, where Torch gives ``NaN + NaN j``."""
+    out = xp_torch.log1p(x)
+    if not out.is_complex():
+        return out
+    if all_finite(xp_torch, x):
+        return out
+    return torch.where(torch.isfinite(x), out, torch.log(torch.complex(x.real + 1, x.imag)))
+
+
 def _diff(x: torch.Tensor, /, *, axis=-1, n=1, prepend=None, append=None) -> torch.Tensor:
     """Torch's ``diff`` part by part for complex ``x`` (its differences are ``_subtract``'s)."""
     if not x.is_complex():
@@ -154,9 +181,14 @@ _NAMESPACE.remainder = _remainder  # type: ignore[attr-defined]
 _NAMESPACE.subtract = _subtract  # type: ignore[attr-defined]
 _NAMESPACE.pow = _pow  # type: ignore[attr-defined]
 _NAMESPACE.diff = _diff  # type: ignore[attr-defined]
+_NAMESPACE.acos = _acos  # type: ignore[attr-defined]
+_NAMESPACE.log1p = _log1p  # type: ignore[attr-defined]
 _NAMESPACE.argsort = _argsort  # type: ignore[attr-defined]
 _NAMESPACE.sort = _sort  # type: ignore[attr-defined]
 _NAMESPACE.searchsorted = _searchsorted  # type: ignore[attr-defined]
+# ... and the standard's special values where NumPy's and Torch's differ alike
+# (standard_semantics: floor_divide with infinities, complex expm1 and tanh).
+_NAMESPACE = corrected_namespace(f"{__name__}.namespace", _NAMESPACE)
 
 
 # scipy.special name -> torch.special name, for the functions whose results agree with
