@@ -22,8 +22,9 @@ Workloads (``--scale`` multiplies every row count; the columns stay):
 Every contender is a long-lived process that the driver (this script without ``--serve``)
 commands over its stdin: one per peer library, each with its threads set before any import
 (``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``; Torch also by
-``torch.set_num_threads``; JAX gets ``XLA_FLAGS=--xla_cpu_multi_thread_eigen=true``, one CPU
-device, and the process is pinned to 2 CPUs when the machine has more), and one ``mpiexec
+``torch.set_num_threads``; JAX gets ``XLA_FLAGS=--xla_cpu_multi_thread_eigen=true`` and one
+CPU device; the 2-thread ones are pinned to 2 CPUs when the machine has more), and
+one ``mpiexec
 -n R`` job per xdist configuration (``--xdist backend:ranks``), one thread per rank
 (``XDIST_TORCH_THREADS=1`` for the Torch backend, whose thread count under mpiexec is set
 explicitly; MPICH yields the processor while it polls when ranks outnumber cores, as in
@@ -465,6 +466,13 @@ def serve(kind: str) -> None:
     """A contender's process: commands as JSON lines on stdin (rank 0's, under mpiexec),
     answers as PREFIX + JSON lines on stdout (rank 0's)."""
     mpi = None
+    if kind != "xdist" and hasattr(os, "sched_setaffinity"):
+        # a multi-threaded peer gets as many CPUs as its threads, pinned before its library
+        # is imported (JAX's thread pool follows the CPUs the process may use); a one-thread
+        # peer, as xdist's ranks, is left to the scheduler
+        cpus = sorted(os.sched_getaffinity(0))
+        if 1 < PEER_THREADS[kind] < len(cpus):
+            os.sched_setaffinity(0, cpus[: PEER_THREADS[kind]])
     if kind == "xdist":
         from mpi4py import MPI
 
@@ -636,13 +644,6 @@ def start_servers(args, peers: list[str], configs: list[tuple[str, int]]) -> dic
         if group == "jax":
             env |= {"XLA_FLAGS": "--xla_cpu_multi_thread_eigen=true", "JAX_PLATFORMS": "cpu"}
         cmd = me + [group]
-        if group != "numpy" and hasattr(os, "sched_getaffinity"):
-            cpus = sorted(os.sched_getaffinity(0))[: PEER_THREADS[group]]
-            cmd = (
-                ["taskset", "-c", ",".join(map(str, cpus)), *cmd]
-                if len(os.sched_getaffinity(0)) > len(cpus)
-                else cmd
-            )
         servers[group] = Server(group, cmd, env, args.timeout)
     mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     for backend, ranks in configs:
