@@ -1,11 +1,13 @@
 """Run the official Array API test suite (data-apis/array-api-tests) against xdist.
 
-    python conformance/run.py --suite PATH [--ranks 1,3] [--split 0] [--max-examples N]
+    python conformance/run.py --suite PATH [--ranks 1,3] [--split 0,1,-1] [--max-examples N]
                               [-k EXPR] [--backend NAME] [--module NAME] [-- pytest args...]
 
 At 1 rank the suite runs in this process's Python; at N > 1 ranks under
 ``mpiexec -n N python -m mpi4py -m pytest``, with ``XDIST_DEFAULT_SPLIT`` set so that the
-arrays the suite creates are really split over the ranks. Hypothesis is derandomized so every
+arrays the suite creates are really split over the ranks: one run per split axis given
+(``--split 0,1,-1``: along the first axis, along axis 1 of arrays that have one, and along
+the last axis). Hypothesis is derandomized so every
 rank draws the same examples; ``conformance/xdist_mpi_plugin.py`` keeps the ranks in step
 (only rank 0 reports, a rank out of step aborts the job, every test has a watchdog) and each
 run has a wall-clock limit, so a hang is reported, never waited on. The suite's own
@@ -73,7 +75,8 @@ def _parse() -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument(
         "--split",
         default="0",
-        help="XDIST_DEFAULT_SPLIT for runs at several ranks: an axis or 'none' (default 0)",
+        help="XDIST_DEFAULT_SPLIT for runs at several ranks: comma-separated axes (one run "
+        "each; 1: axis 1 where arrays have one, -1: the last axis) or 'none' (default 0)",
     )
     parser.add_argument("--max-examples", type=int, default=20, help="Hypothesis examples")
     parser.add_argument("-k", dest="keyword", help="pytest -k expression")
@@ -82,7 +85,9 @@ def _parse() -> tuple[argparse.Namespace, list[str]]:
         "--module", default="xdist", help="ARRAY_API_TESTS_MODULE (e.g. array_api_strict)"
     )
     parser.add_argument(
-        "--api-version", help="ARRAY_API_TESTS_VERSION (default: the module's, 2024.12)"
+        "--api-version",
+        help="the standard's edition: ARRAY_API_TESTS_VERSION, and XDIST_API_VERSION for "
+        "xdist (default: the module's own, 2025.12 for xdist)",
     )
     parser.add_argument(
         "--no-lists", action="store_true", help="do not pass the skips and xfails files"
@@ -151,6 +156,27 @@ def _pytest_args(args: argparse.Namespace, extra: list[str], xfails: Path) -> li
     return cmd + extra + ([] if paths else ["array_api_tests"])
 
 
+def _splits(value: str) -> list[str]:
+    """The split axes of ``--split``: comma-separated ints, or 'none' (replicated)."""
+    out = []
+    for part in value.split(","):
+        part = part.strip()
+        if part.lower() == "none":
+            out.append("none")
+            continue
+        try:
+            out.append(str(int(part)))
+        except ValueError:
+            sys.exit(f"conformance/run.py: --split takes axes or 'none', got {part!r}")
+    return out
+
+
+def _run_name(n: int, split: str | None) -> str:
+    """How a run is named in the summary and the --json file: ``1 rank(s)`` or
+    ``3 rank(s), split -1`` (the name of a split-0 run stays ``3 rank(s)``)."""
+    return f"{n} rank(s)" + ("" if split in (None, "0") else f", split {split}")
+
+
 def _counts(outcomes: dict[str, str]) -> dict[str, int]:
     found = {k: 0 for k in OUTCOMES}
     for outcome in outcomes.values():
@@ -163,6 +189,9 @@ def main() -> int:
     suite = _suite_dir(args.suite)
     runner = _tests_run()
     ranks = [int(r) for r in args.ranks.split(",")]
+    splits = _splits(args.split)
+    # One run at 1 rank (the split changes nothing there), one per split axis at several.
+    runs = [(n, s) for n in ranks for s in ([None] if n == 1 else splits)]
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")
     env["ARRAY_API_TESTS_MODULE"] = args.module
@@ -178,18 +207,19 @@ def main() -> int:
         env.setdefault("ARRAY_API_TESTS_SKIP_DTYPES", _missing_dtypes(backend))
     if args.api_version:
         env["ARRAY_API_TESTS_VERSION"] = args.api_version
+        env["XDIST_API_VERSION"] = args.api_version  # the edition xdist follows
     runner.ROOT = suite  # our private copy of tests/run.py: run the suite from its checkout
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for n in ranks:
+        for k, (n, split_axis) in enumerate(runs):
             run_env = dict(env, XDIST_CONFORMANCE_RANKS=str(n))
-            run_env["XDIST_CONFORMANCE_REPORT"] = report = os.path.join(tmp, f"{n}.json")
+            run_env["XDIST_CONFORMANCE_REPORT"] = report = os.path.join(tmp, f"{k}.json")
             pytest_args = _pytest_args(args, extra, _xfails_file(n, backend, tmp))
             if n == 1:
                 cmd = [sys.executable, *pytest_args]
             else:
                 run_env.update(runner.OVERSUBSCRIBE_ENV)
-                run_env["XDIST_DEFAULT_SPLIT"] = args.split
+                run_env["XDIST_DEFAULT_SPLIT"] = split_axis
                 cmd = [runner._mpiexec(), "-n", str(n), sys.executable, "-m", "mpi4py"]
                 cmd += pytest_args
             split = run_env.get("XDIST_DEFAULT_SPLIT", "none")
@@ -213,17 +243,17 @@ def main() -> int:
                 verdict = "ok" if code == 0 else "tests failed"
             else:
                 verdict = f"DIED with exit code {code} (see the rank reports above)"
-            results.append((n, verdict, elapsed, outcomes))
+            results.append((_run_name(n, split_axis), verdict, elapsed, outcomes))
     print("\n===== conformance summary")
-    for n, verdict, elapsed, outcomes in results:
+    for name, verdict, elapsed, outcomes in results:
         counts = ", ".join(f"{v} {k}" for k, v in _counts(outcomes).items()) or "no results"
-        print(f"{n} rank(s): {counts}  [{verdict}, {elapsed:.0f} s]")
+        print(f"{name}: {counts}  [{verdict}, {elapsed:.0f} s]")
         failing = sorted(t for t, o in outcomes.items() if o in ("failed", "error", "xpassed"))
         for t in failing:
             print(f"    {outcomes[t]:8s} {t}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({str(n): o for n, _, _, o in results}, f, indent=1, sort_keys=True)
+            json.dump({name: o for name, _, _, o in results}, f, indent=1, sort_keys=True)
     return 0 if all(v == "ok" for _, v, _, _ in results) else 1
 
 
