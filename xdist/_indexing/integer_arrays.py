@@ -17,12 +17,14 @@ meet in one ``allgatherv``. Out-of-bounds indices raise on every rank before any
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .. import _array
+from .._config import get_config
 from .._layout import Layout
 from .._movement.broadcast import align_block, broadcast_shapes, output_layout
 from .basic import getitem_basic
@@ -186,9 +188,13 @@ def _sorted_selection(
     y: _array.Array, adv: tuple[int, ...], coords: list, target: Layout, bad: bool, error
 ) -> tuple[Any, Layout] | None:
     """Replicated, non-decreasing 1-D indices along the split axis (xarray's groups, a
-    time range): each rank's selection is one run of the result, in rank order, so every
-    rank keeps what it selects from its own block and the result stays split (counts: the
-    indices each block holds). No message. Other indices: ``None`` (the general paths)."""
+    time range) selecting more than ``gather_warning_elements``: each rank's selection is one
+    run of the result, in rank order, so every rank keeps what it selects from its own block
+    and the result stays split (counts: the indices each block holds), with no message,
+    instead of meeting whole on every rank. A smaller selection stays replicated (one small
+    allgatherv: cluster centres picked by index are then used whole without moving again);
+    an empty one stays split (nothing to send).
+    Other indices: ``None`` (the general paths)."""
     comm, backend = y._comm, y._backend
     if (
         comm.size == 1
@@ -197,6 +203,9 @@ def _sorted_selection(
         or len(adv) != 1
         or adv[0] != y.split
     ):
+        return None
+    rest = math.prod(n for a, n in enumerate(y.shape) if a not in adv)
+    if 0 < target.shape[0] * rest <= get_config().gather_warning_elements:
         return None
     if bad:  # replicated indices: every rank saw the same out-of-bounds index
         raise error
