@@ -914,6 +914,26 @@ def _save(fig, path: Path, caption: str) -> Path:
     return path
 
 
+def _versions() -> str:
+    """The libraries' versions (from their metadata, nothing imported) and xdist's commit."""
+    import importlib.metadata
+
+    out = []
+    for dist in ("numpy", "scikit-learn", "torch", "jax", "mpi4py"):
+        try:
+            out.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            out.append(f"{dist} absent")
+    git = subprocess.run(
+        ["git", "-C", str(Path(__file__).resolve().parent), "describe", "--always", "--dirty"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    commit = git.stdout.strip() or "unknown"
+    return ", ".join(out) + f", Python {sys.version.split()[0]}, xdist at {commit}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -944,6 +964,7 @@ def main() -> int:
         f"benchmarks/workloads.py {' '.join(sys.argv[1:])}: {started}, {os.cpu_count()} CPUs, "
         f"load {load0:.1f}; sizes " + ", ".join(f"{w} {sz[w][0]}x{sz[w][1]}" for w in args.only)
     )
+    print(f"versions: {_versions()}")
     t0 = time.monotonic()
     out = run(args)
     for name, threads in out["threads"].items():
@@ -953,7 +974,8 @@ def main() -> int:
     took = time.monotonic() - t0
     caption = (
         f"python benchmarks/workloads.py {' '.join(sys.argv[1:])} ({started}, "
-        f"{os.cpu_count()} CPUs, load average {load0:.1f} at the start, {load1:.1f} at the end)"
+        f"{os.cpu_count()} CPUs, load average {load0:.1f} at the start, {load1:.1f} at the end; "
+        f"{_versions()})"
     )
     if args.plots:
         for p in plots(out, ratios, args, caption):
