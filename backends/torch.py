@@ -173,6 +173,23 @@ def _diff(x: torch.Tensor, /, *, axis=-1, n=1, prepend=None, append=None) -> tor
     return torch.complex(*halves)
 
 
+def _sum(x: torch.Tensor, /, *, axis=None, dtype=None, keepdims: bool = False) -> torch.Tensor:
+    """Torch's ``sum``; a float32 or float16 block of the CPU summed in float64 (``mean``'s
+    and k-means' accumulations) by NumPy on a view of it: Torch's own widening CPU sum is
+    about 5x slower than NumPy's (200000 x 64 float32 over axis 0: 70 against 14 ms, one
+    thread) and NumPy's pairwise sum is as accurate."""
+    if (
+        dtype == torch.float64
+        and x.device.type == "cpu"
+        and x.dtype in (torch.float32, torch.float16)
+        and not x.requires_grad
+    ):
+        return torch.from_numpy(
+            np.asarray(np.sum(x.numpy(), axis=axis, dtype=np.float64, keepdims=keepdims))
+        )
+    return xp_torch.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
 # array-api-compat's torch namespace, with the functions above in place of its own: a module
 # whose other names fall through to array-api-compat's (PEP 562 module __getattr__).
 _NAMESPACE = types.ModuleType(f"{__name__}.namespace", "array_api_compat.torch, corrected")
@@ -183,6 +200,7 @@ _NAMESPACE.pow = _pow  # type: ignore[attr-defined]
 _NAMESPACE.diff = _diff  # type: ignore[attr-defined]
 _NAMESPACE.acos = _acos  # type: ignore[attr-defined]
 _NAMESPACE.log1p = _log1p  # type: ignore[attr-defined]
+_NAMESPACE.sum = _sum  # type: ignore[attr-defined]
 _NAMESPACE.argsort = _argsort  # type: ignore[attr-defined]
 _NAMESPACE.sort = _sort  # type: ignore[attr-defined]
 _NAMESPACE.searchsorted = _searchsorted  # type: ignore[attr-defined]
