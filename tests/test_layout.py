@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from xdist import Layout
-from xdist._layout import balanced_counts
+from xdist._layout import balanced_counts, intersect
 
 
 @pytest.mark.parametrize("n,p", [(7, 3), (2, 3), (0, 2), (9, 3), (1, 1), (5, 8)])
@@ -79,12 +79,25 @@ def test_overlap_of_equal_layouts_stays_on_each_rank():
         *_MOVES,
         (Layout((9,), 0, (0, 4, 0, 0, 5, 0)), Layout((9,), 0, (2, 1, 2, 1, 2, 1))),
         (Layout((0, 3), 0, (0, 0)), Layout((0, 3), 1, (2, 1))),
+        (Layout((4, 0, 3), 0, (3, 1)), Layout((4, 0, 3), 2, (1, 2))),
+        (Layout((5, 3), 0, (2, 0, 3)), Layout((5, 3), None, None)),
     ],
 )
 def test_overlap_of_one_rank_is_its_part_of_the_whole(src, dst):
-    """``overlap(other, rank)``: exactly the moves ``rank`` sends or receives (each once)."""
+    """``overlap(other, rank)``: exactly the moves ``rank`` sends or receives (each once); the
+    whole list is the intersection of every pair of blocks (``intersect``, the oracle)."""
     whole = src.overlap(dst)
-    for rank in range(len(src.counts or dst.counts)):
+    nranks = len(src.counts or dst.counts)
+    boxes = {(s, d): box for s, d, box in whole}
+    assert len(boxes) == len(whole)
+    for s in range(nranks):
+        for d in range(nranks):
+            if src.split is None:
+                expected = dst.local_slice(d) if s == d else None
+            else:
+                expected = intersect(src.local_slice(s), dst.local_slice(d), src.shape)
+            assert boxes.get((s, d)) == expected, (s, d)
+    for rank in range(nranks):
         mine = src.overlap(dst, rank)
         assert len(mine) == len(set((s, d) for s, d, _ in mine))
         assert sorted(mine, key=repr) == sorted(

@@ -20,6 +20,7 @@ and unpacking then run on the device with the backend's namespace, and nothing i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,8 +94,9 @@ def exchange_boxes(
     ``sources`` is a list of ``(block, moves, origin)``: this rank's block of one source
     array, every ``(src_rank, dst_rank, global box)`` that moves, and the global index of the
     block's first element (so a box is cut from the block by shifting it). The destination
-    block of rank r has shape ``dst_shape_of[r]`` and starts at ``dst_origin_of[r]``. All
-    sources travel in one ``alltoallv``.
+    block of rank r has shape ``dst_shape_of[r]`` and starts at ``dst_origin_of[r]`` (only
+    this rank's entry is read). All sources travel in one ``alltoallv``. The Python work is
+    proportional to the moves listed, plus two count lists of ``p`` ints.
     """
     me, size = comm.rank, comm.size
     device_path = bool(sources) and _on_device(comm, backend, sources[0][0])
@@ -103,19 +105,19 @@ def exchange_boxes(
     native = backend.native_dtype(dtype) if device_path else dtype
     sendcounts = [0] * size
     recvcounts = [0] * size
-    pieces: list[list[Any]] = [[] for _ in range(size)]
+    pieces: dict[int, list[Any]] = {}  # by destination: only the ranks this one sends to
     for block, moves, origin in sources:
         local = block if device_path else backend.to_host(block)
         for src, dst, box in moves:
-            n = int(np.prod([s.stop - s.start for s in box], dtype=np.int64))
+            n = math.prod(s.stop - s.start for s in box)
             if src == me:
-                pieces[dst].append(
+                pieces.setdefault(dst, []).append(
                     xp.reshape(xp.astype(local[shifted(box, origin)], native, copy=False), (-1,))
                 )
                 sendcounts[dst] += n
             if dst == me:
                 recvcounts[src] += n
-    send_parts = [p for dst in range(size) for p in pieces[dst]]
+    send_parts = [p for dst in sorted(pieces) for p in pieces[dst]]
     if device_path:
         sendbuf = xp.concat(send_parts) if send_parts else backend.empty((0,), dtype, device)
         recv = backend.from_buffer(
@@ -128,18 +130,27 @@ def exchange_boxes(
         out = np.empty(dst_shape_of[me], dtype=dtype)
     # Unpack in the order senders packed: by source rank, then source list, then move order.
     displ = np.concatenate([[0], np.cumsum(recvcounts)]).astype(np.int64)
-    cursor = [int(c) for c in displ[:-1]]
+    cursor: dict[int, int] = {}  # where the next box from each source starts in recv
     for _block, moves, _origin in sources:
         for src, dst, box in moves:
             if dst != me:
                 continue
             shape = tuple(s.stop - s.start for s in box)
-            n = int(np.prod(shape, dtype=np.int64))
-            out[shifted(box, dst_origin_of[me])] = xp.reshape(
-                recv[cursor[src] : cursor[src] + n], shape
-            )
-            cursor[src] += n
+            n = math.prod(shape)
+            at = cursor.get(src, int(displ[src]))
+            out[shifted(box, dst_origin_of[me])] = xp.reshape(recv[at : at + n], shape)
+            cursor[src] = at + n
     return out if device_path else backend.from_host(out, device)
+
+
+class _PerRank:
+    """``f(r)`` for any rank ``r``, computed when asked: exchange_boxes reads one rank's."""
+
+    def __init__(self, f: Any) -> None:
+        self._f = f
+
+    def __getitem__(self, rank: int) -> Any:
+        return self._f(rank)
 
 
 def redistribute_block(
@@ -157,8 +168,8 @@ def redistribute_block(
     moves = src.overlap(dst, comm.rank)  # only this rank's moves: O(p), not O(p^2)
     return exchange_boxes(
         [(block, moves, src.origin(comm.rank))],
-        [dst.local_shape(r) for r in range(comm.size)],
-        [dst.origin(r) for r in range(comm.size)],
+        _PerRank(dst.local_shape),
+        _PerRank(dst.origin),
         backend.dtype_of(block),
         comm,
         backend,
