@@ -342,6 +342,43 @@ _add(
     "m = xp.median(x, axis=0)",
     sends={"allgatherv": 1, "alltoallv": 2},
 )
+_QUANTILE = (
+    "NumPy's linear method, bit for bit (beyond the standard). None where the reduced axes are "
+    "not split (the result keeps the split). Over the split axis the lines are sorted by the "
+    "distributed sort (all-to-all, never a gather), one allreduce counts the valid values "
+    "(``nan*``), and the two neighbours of each quantile (and, for ``quantile``, the last "
+    "value of each line, NaN if it has any) are fetched from their owners (result-sized "
+    "allgatherv); the result is replicated, the quantiles' axes first."
+)
+_add(
+    ["xdist.quantile", "xdist.nanquantile"],
+    _QUANTILE,
+    "q = xp.{name}(x, [0.25, 0.75], axis=0)",
+    _NANX,
+)
+REFERENCE["xdist.quantile"].sends.update(allgatherv=4, allgather=1, alltoallv=2)
+REFERENCE["xdist.nanquantile"].sends.update(allgatherv=3, allgather=1, alltoallv=2, allreduce=1)
+_add(
+    "xdist.nanmedian",
+    _QUANTILE + " The median is the mean of the two middle valid values, as NumPy's.",
+    "m = xp.nanmedian(x, axis=0)",
+    _NANX,
+    {"allgatherv": 3, "allgather": 1, "alltoallv": 2, "allreduce": 1},
+)
+_add(
+    ["xdist.around", "xdist.Array.round"],
+    "None: elementwise (NumPy's round with ``decimals``, beyond the standard).",
+    "r = xp.around(x, 2)",
+)
+REFERENCE["xdist.Array.round"] = Entry(
+    REFERENCE["xdist.around"].comm, "r = x.round(2)", REFERENCE["xdist.around"].setup
+)
+_add(
+    "xdist.transpose",
+    "None: NumPy's name for ``permute_dims`` (axes reversed by default), beyond the standard; "
+    "the split axis moves with its data.",
+    "t = xp.transpose(x)",
+)
 _add(
     "xdist.bincount",
     "None for a replicated ``x``. A split ``x``: one allreduce finds the number of bins (and "
@@ -1247,19 +1284,12 @@ for _mod, _what in (
     )
 
 # What the ml examples send at 3 ranks (iterative fits: for these data and seeds).
-_FIT_KM = {
-    "allreduce": 13,
-    "exscan": 2,
-    "bcast": 1,
-    "allgather": 4,
-    "allgatherv": 4,
-    "alltoallv": 1,
-}
+_FIT_KM = {"allreduce": 12, "exscan": 2, "bcast": 1, "allgather": 4, "allgatherv": 2}
 for _name, _sends in {
     "KMeans": _FIT_KM,
     "KMeans.fit": _FIT_KM,
     "KMeans.fit_predict": _FIT_KM,
-    "KMeans.fit_transform": dict(_FIT_KM, allreduce=14),
+    "KMeans.fit_transform": dict(_FIT_KM, allreduce=13),
     "KMeans.predict": {"allreduce": 1},
     "KMeans.transform": {"allreduce": 1},
     "KMeans.score": {"allreduce": 3},
@@ -1394,6 +1424,9 @@ _BESIDE = {
     "xdist._pad": "manipulation",
     "xdist._sliding_window": "manipulation",
     "xdist._einsum": "linear-algebra",
+    "xdist._quantile": "statistical",
+    "xdist._rounding": "elementwise",
+    "xdist._numpy_aliases": "manipulation",
 }
 _MODULES = {"xdist.lib": "manipulation"}  # namespace attributes that are modules
 _FIXED = {
