@@ -731,9 +731,8 @@ def _label(key) -> str:
 def _peer_label(p: tuple[str, str]) -> str:
     """'scikit-learn precompute=True, 2 threads', or the library's name for plain ops."""
     if p in PEER_LABEL:
-        return (
-            f"{PEER_LABEL[p]}, {PEER_NAMES[p[0]].split(' ')[-2]} {PEER_NAMES[p[0]].split(' ')[-1]}"
-        )
+        threads = " ".join(PEER_NAMES[p[0]].split(" ")[-2:])  # "2 threads", "2 cores"
+        return f"{PEER_LABEL[p]}, {threads}"
     return PEER_NAMES[p[0]]
 
 
