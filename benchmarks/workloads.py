@@ -54,6 +54,7 @@ import gc
 import json
 import os
 import queue
+import shutil
 import statistics
 import subprocess
 import sys
@@ -645,7 +646,10 @@ def start_servers(args, peers: list[str], configs: list[tuple[str, int]]) -> dic
             env |= {"XLA_FLAGS": "--xla_cpu_multi_thread_eigen=true", "JAX_PLATFORMS": "cpu"}
         cmd = me + [group]
         servers[group] = Server(group, cmd, env, args.timeout)
-    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    mpiexec = shutil.which("mpiexec", path=path)  # the venv's first, as tests/run.py
+    if configs and mpiexec is None:
+        sys.exit("benchmarks/workloads.py: mpiexec not found; pip install -e '.[mpi,bench]'")
     for backend, ranks in configs:
         env = base | _thread_env(1) | {"XDIST_BACKEND": backend, "XDIST_TORCH_THREADS": "1"}
         if ranks > (os.cpu_count() or 1):
