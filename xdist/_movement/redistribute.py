@@ -165,6 +165,8 @@ def redistribute_block(
         return slice_replicated(block, dst, comm.rank)
     if dst.split is None:
         return gather_block(block, src, comm, backend)
+    if src.split != dst.split and not _on_device(comm, backend, block):
+        return _swap_split(block, src, dst, comm, backend)
     moves = src.overlap(dst, comm.rank)  # only this rank's moves: O(p), not O(p^2)
     return exchange_boxes(
         [(block, moves, src.origin(comm.rank))],
@@ -175,3 +177,33 @@ def redistribute_block(
         backend,
         backend.device_of(block),
     )
+
+
+def _swap_split(block: Any, src: Layout, dst: Layout, comm: Communicator, backend: Any) -> Any:
+    """``redistribute_block`` from a split along axis ``a`` to one along another axis ``b``:
+    this rank's block cut along ``b`` at ``dst``'s boundaries, one piece per rank, and the
+    pieces received joined along ``a``, with NumPy's ``split`` and ``concatenate`` instead of
+    a box per rank in Python (``exchange_boxes``), so that the work per rank stays a few
+    microseconds per peer at thousands of ranks. The same message as ``exchange_boxes``:
+    one ``alltoallv``, each piece the box in C order; a piece along the first axis is a
+    contiguous run of the block, so no copy is made on that side."""
+    a, b = src.split, dst.split
+    host = np.ascontiguousarray(backend.to_host(block))
+    mine = dst.local_shape(comm.rank)
+    per_b = math.prod(n for i, n in enumerate(host.shape) if i != b)  # per index along b
+    per_a = math.prod(n for i, n in enumerate(mine) if i != a)  # per index along a
+    sendcounts = [c * per_b for c in dst.counts]  # type: ignore[union-attr]
+    recvcounts = [c * per_a for c in src.counts]  # type: ignore[union-attr]
+    if b == 0:
+        send = host.reshape(-1)
+    else:
+        cuts = np.cumsum(dst.counts)[:-1]
+        send = np.concatenate([p.reshape(-1) for p in np.split(host, cuts, axis=b)])
+    recv = comm.alltoallv(send, sendcounts, recvcounts)
+    if a == 0:
+        out = recv.reshape(mine)
+    else:
+        shapes = [tuple(c if i == a else n for i, n in enumerate(mine)) for c in src.counts]
+        parts = np.split(recv, np.cumsum(recvcounts)[:-1])
+        out = np.concatenate([p.reshape(shape) for p, shape in zip(parts, shapes)], axis=a)
+    return backend.from_host(out, backend.device_of(block))
