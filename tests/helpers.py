@@ -3,6 +3,8 @@ results with NumPy, and the communicators every test can run on."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -181,3 +183,12 @@ def assert_same_on_every_rank(*values) -> None:
             rows = xdist.from_local(np.asarray([value], np.float64)).to_numpy()
         for r in range(1, rows.shape[0]):
             np.testing.assert_array_equal(rows[r], rows[0], err_msg=f"rank {r} differs")
+
+
+def without_gathers(f, *args, **kwargs):
+    """``f(*args, **kwargs)`` with every implicit gather, of any size, an error (a
+    ``GatherWarning`` raised): proof that ``f`` keeps split data where it is."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", xdist.GatherWarning)
+        with xdist.config_context(gather_warning_elements=0):
+            return f(*args, **kwargs)

@@ -10,7 +10,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers import assert_equal, defaulted, distribute, layouts
+from helpers import assert_equal, defaulted, distribute, layouts, without_gathers
 
 import xdist
 
@@ -29,14 +29,6 @@ def quiet(f, *args, **kwargs):
         return f(*args, **kwargs)
 
 
-def no_gather(f, *args, **kwargs):
-    """``f``'s result, any GatherWarning of any size an error."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", xdist.GatherWarning)
-        with xdist.config_context(gather_warning_elements=0):
-            return f(*args, **kwargs)
-
-
 QS = [0.5, [0.1, 0.9], np.array([0.0, 1.0, 0.37]), 0.25]
 AXES = [None, 0, 1, (0, 1), -1]
 
@@ -49,7 +41,7 @@ def test_quantiles_match_numpy(name, axis, keepdims):
         for q in QS:
             want = quiet(getattr(np, name), a, q, axis=axis, keepdims=keepdims)
             for case in layouts(a.shape):
-                got = no_gather(
+                got = without_gathers(
                     getattr(xdist, name), distribute(a, *case), q, axis=axis, keepdims=keepdims
                 )
                 assert_equal(got, np.asarray(want))
@@ -60,7 +52,7 @@ def test_nanmedian_matches_numpy(axis):
     for a in (data(), data((8, 3), seed=1), data((2, 5), nans=False)):
         want = quiet(np.nanmedian, a, axis=axis)
         for case in layouts(a.shape):
-            got = no_gather(xdist.nanmedian, distribute(a, *case), axis=axis)
+            got = without_gathers(xdist.nanmedian, distribute(a, *case), axis=axis)
             assert_equal(got, np.asarray(want))
 
 
@@ -92,7 +84,7 @@ def test_numpy_functions_dispatch():
     a = data()
     x = distribute(a, 0)
     for f, args in [(np.quantile, (0.3,)), (np.nanquantile, ([0.1, 0.6],)), (np.nanmedian, ())]:
-        got = no_gather(f, x, *args, axis=0)
+        got = without_gathers(f, x, *args, axis=0)
         assert isinstance(got, xdist.Array)
         assert_equal(got, np.asarray(quiet(f, a, *args, axis=0)))
 
