@@ -137,7 +137,18 @@ class BenchmarkPlots(SphinxDirective):
         return node.children
 
 
+def _plot_pages(app, env, added, changed, removed) -> list[str]:
+    """Pages showing the benchmark plots are read again on every build: a new PNG is not a
+    change of their source."""
+    return [
+        doc
+        for doc in sorted(env.found_docs)
+        if "xdist-benchmark-plots" in Path(env.doc2path(doc)).read_text(errors="replace")
+    ]
+
+
 def setup(app):
+    app.connect("env-get-outdated", _plot_pages)
     app.add_directive("xdist-benchmark-plots", BenchmarkPlots)
     app.connect("autodoc-process-docstring", append_note, priority=600)
     app.add_directive("xdist-api", XdistApi)
