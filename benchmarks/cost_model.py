@@ -205,6 +205,41 @@ def sort(p: int, n: int, itemsize: int, order: str = "random") -> Cost:
     return busiest(per_rank)
 
 
+def unique_values(p: int, n: int, itemsize: int, order: str = "random") -> Cost:
+    """``unique_values`` of a 1-D array of ``n`` distinct values split over ``p`` ranks
+    (``xdist/_set_functions.py``): the records (one per local run: every element here) are
+    counted (one allgather of 8 bytes), sample-sorted as ``sort`` sorts but without the
+    rebalance (the result keeps the sort's exact uneven counts), each rank's last value is
+    gathered (one allgatherv of one element from each rank holding records) and the run counts
+    (one allgather of three int64)."""
+    if p == 1:
+        return {}
+    sorted_ = sort(p, n, itemsize, order)
+    exchange = sorted_["alltoallv"]
+    return merged(
+        {k: t for k, t in sorted_.items() if k != "alltoallv"},
+        {"alltoallv": Traffic(1, exchange.bytes, exchange.messages)},
+        {"allgather": Traffic(2, 8 + 24, 2 * (p - 1))},
+        {"allgatherv": Traffic(1, itemsize, p - 1)},
+    )
+
+
+def median(p: int, n: int, itemsize: int, order: str = "random") -> Cost:
+    """``median`` of a 1-D array of ``n`` values split over ``p`` ranks (``xdist/_median.py``):
+    the sort of the line (``sort``), then one allgatherv of the sorted elements it reads (the
+    two middle ones and the last, for NaN) from the ranks that hold them."""
+    if p == 1:
+        return {}
+    counts = balanced(n, p)
+    starts = offsets(counts)
+    wanted = sorted({(n - 1) // 2, n // 2, n - 1})
+    per_rank: PerRank = []
+    for r in range(p):
+        held = sum(1 for i in wanted if starts[r] <= i < starts[r] + counts[r])
+        per_rank.append({"allgatherv": (1, held * itemsize, (p - 1) if held else 0)})
+    return merged(sort(p, n, itemsize, order), busiest(per_rank))
+
+
 def matmul_rows_replicated(p: int) -> Cost:
     """``X @ W``, ``X`` split along rows, ``W`` replicated: local."""
     return {}

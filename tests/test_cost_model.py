@@ -98,6 +98,14 @@ def test_sort(dtype):
     assert counted(lambda: xdist.sort(sorted_)) == cm.sort(P, n, g.itemsize, "sorted")
 
 
+def test_unique_and_median():
+    n = 30
+    g = np.arange(n, 0, -1).astype("float64")  # distinct and reversed
+    x = distribute(g, 0)
+    assert counted(lambda: xdist.unique_values(x)) == cm.unique_values(P, n, 8, "reversed")
+    assert counted(lambda: xdist.median(x)) == cm.median(P, n, 8, "reversed")
+
+
 # -- matmul ------------------------------------------------------------------------------------
 def test_matmul_plans():
     X = distribute(rng_matrix(60, 4), 0)
