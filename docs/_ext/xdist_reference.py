@@ -229,21 +229,18 @@ _add("xdist.finfo", METADATA, "eps = xp.finfo(xp.float64).eps", NONE)
 _add("xdist.iinfo", METADATA, "top = xp.iinfo(xp.int32).max", NONE)
 _add("xdist.isdtype", METADATA, "ok = xp.isdtype(x.dtype, 'real floating')")
 _add("xdist.result_type", METADATA, "dt = xp.result_type(xp.int8, xp.float32)", NONE)
-for _d in (
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-):
+
+
+def _dtype_names() -> list[str]:
+    """The dtypes of the namespace (NumPy ``dtype`` objects), as the namespace has them."""
+    import numpy as np
+
+    import xdist
+
+    return sorted(n for n in dir(xdist) if isinstance(getattr(xdist, n), np.dtype))
+
+
+for _d in _dtype_names():
     _add(
         f"xdist.{_d}",
         f"None. The standard's ``{_d}`` dtype (a NumPy ``dtype`` object; each backend maps it "
