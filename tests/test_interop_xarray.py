@@ -62,6 +62,7 @@ OPERATIONS = {
     "std-no-skipna": lambda d: d.std("time", skipna=False),
     "where": lambda d: d.where(d > 10),
     "where-other": lambda d: d.where(d > 10, 0),
+    "differentiate": lambda d: d.fillna(0).differentiate("time"),
 }
 
 LAYOUTS = {"balanced": None, "uneven": "uneven"}

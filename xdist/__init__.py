@@ -36,6 +36,7 @@ from ._dtypes import (
 from ._einsum import einsum
 from ._elementwise_functions import *  # noqa: F403
 from ._elementwise_functions import __all__ as _elementwise_names
+from ._gradient import gradient
 from ._indexing_functions import *  # noqa: F403
 from ._info import *  # noqa: F403
 from ._layout import Layout
