@@ -12,6 +12,7 @@ from helpers import (
     RANK,
     SIZE,
     assert_equal,
+    assert_same_on_every_rank,
     comm_params,
     distribute,
     host,
@@ -387,6 +388,30 @@ def test_setitem_scalar(shape, split, counts, key):
     x[key] = -3.5
     assert x.layout == before
     assert_equal(x, _expected_after(g, key, -3.5))
+
+
+@pytest.mark.parametrize("value", [-3.5, 7, True, "0-d"])
+@pytest.mark.parametrize("shape,split,counts,key", cases(lambda shape, key: shape != ()))
+def test_setitem_hot_path_matches_the_general_path(shape, split, counts, key, value):
+    """``setitem_direct`` (a basic key, a scalar value: no message) writes what the general
+    path writes, sends nothing, and declines (writing nothing) what it does not handle, on
+    every rank alike, so the general path's errors stay the same."""
+    from xdist._indexing.basic import setitem_basic, setitem_direct
+
+    g = global_data(shape)
+    if value == "0-d":
+        value = xdist.asarray(np.float64(-1.25))
+    fast, slow = distribute(g, split, counts), distribute(g, split, counts)
+    items = key if isinstance(key, tuple) else (key,)
+    with xdist.count_collectives() as counted:
+        done = setitem_direct(fast, items, value)
+    assert not counted
+    assert_same_on_every_rank(done)
+    if not done:
+        assert_equal(fast, g)  # nothing written
+        return
+    setitem_basic(slow, key, value)
+    assert_equal(fast, slow.to_numpy())
 
 
 @pytest.mark.parametrize("shape,split,counts,key", cases(lambda shape, key: shape != ()))

@@ -49,7 +49,14 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _array
-from .basic import getitem_basic, note_write, replicated_basic, setitem_basic, split_basic
+from .basic import (
+    getitem_basic,
+    note_write,
+    replicated_basic,
+    setitem_basic,
+    setitem_direct,
+    split_basic,
+)
 from .integer_arrays import getitem_arrays, setitem_arrays
 from .keys import BASIC, host_keys, key_kind, mask_key
 from .masks import getitem_mask, setitem_mask
@@ -81,6 +88,10 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
 
 def setitem(x: _array.Array, key: Any, value: Any) -> None:
     """``x[key] = value``: each rank writes the selected elements it owns."""
+    if x._writeback is None:  # the hot path: a basic key, a scalar value, no message
+        items = key if isinstance(key, tuple) else (key,)
+        if all(type(k) in BASIC for k in items) and setitem_direct(x, items, value):
+            return
     key = host_keys(x, key)
     kind = key_kind(key, x.ndim, "__setitem__")
     if kind == "mask":

@@ -413,6 +413,64 @@ def _reversed_to_balanced(x, piece, ranks, shape, out_axis) -> _array.Array:
 
 
 # -- setitem ------------------------------------------------------------------------------------
+def setitem_direct(x: _array.Array, items: tuple, value: Any) -> bool:
+    """``x[items] = value`` where it needs no message and no plan: ints and slices of int
+    bounds and a positive step, in range, and a Python scalar (of the standard's kinds for
+    ``x``) or a replicated 0-d array of ``x``'s dtype. Each rank writes what it holds of the
+    selection into its block (an int on the split axis: the owner alone), as
+    ``setitem_basic`` does, in a fraction of its time (scikit-learn fills a diagonal with a
+    loop of ``array[i, i] = value``). ``False``, having written nothing, for any other key
+    or value: the general path then writes or raises xdist's error."""
+    layout = x._layout
+    shape, split = layout.shape, layout.split
+    if len(items) > len(shape):
+        return False
+    if type(value) in (float, int, bool, complex):
+        try:
+            check_value(x, value, ())
+        except (TypeError, OverflowError):
+            return False
+    elif not (
+        isinstance(value, _array.Array)
+        and value._layout.shape == ()
+        and value._comm is x._comm
+        and value._backend is x._backend
+        and value.dtype == x.dtype
+    ):
+        return False
+    key: list[Any] = []
+    held = True  # whether this rank holds the selection (an int on the split axis)
+    for axis, k in enumerate(items):
+        n = shape[axis]
+        if type(k) is int:
+            if not -n <= k < n:
+                return False
+            k = k + n if k < 0 else k
+            if axis == split:
+                lo = layout.offsets[x._comm.rank]
+                held = lo <= k < lo + layout.counts[x._comm.rank]
+                k -= lo
+        elif type(k) is slice:
+            start, stop, step = k.start, k.stop, k.step
+            if not (
+                (start is None or type(start) is int)
+                and (stop is None or type(stop) is int)
+                and (step is None or (type(step) is int and step > 0))
+            ):
+                return False
+            if axis == split:
+                _, k = _slice_counts(layout, x._comm.rank, *k.indices(n))
+        else:
+            return False
+        key.append(k)
+    if not held:  # another rank holds the element: nothing to write here
+        return True
+    if isinstance(value, _array.Array):  # a copy: it may be a view of x's own block
+        value = x._backend.xp.astype(value._local, x._local.dtype, copy=True)
+    x._local[(*key, Ellipsis)] = value
+    return True
+
+
 def setitem_basic(x: _array.Array, key: Any, value: Any) -> None:
     """``x[key] = value`` for a basic key: each rank writes the selected elements it owns."""
     parts = normalize_key(key, x.shape, "__setitem__")
