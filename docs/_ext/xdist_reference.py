@@ -371,6 +371,15 @@ REFERENCE["xdist.Array.round"] = Entry(
     REFERENCE["xdist.around"].comm, "r = x.round(2)", REFERENCE["xdist.around"].setup
 )
 _add(
+    "xdist.gradient",
+    "NumPy's ``gradient``, bit for bit (beyond the standard; xarray's ``differentiate``). None "
+    "along an axis that is not split. Along the split axis the shifted views meet through the "
+    "elementwise pipeline and ``concat``: all-to-alls of a few elements per block, never a "
+    "gather.",
+    "g = xp.gradient(x, axis=0)",
+    sends={"alltoallv": 3},
+)
+_add(
     "xdist.transpose",
     "None: NumPy's name for ``permute_dims`` (axes reversed by default), beyond the standard; "
     "the split axis moves with its data.",
@@ -1424,6 +1433,7 @@ _BESIDE = {
     "xdist._quantile": "statistical",
     "xdist._rounding": "elementwise",
     "xdist._numpy_aliases": "manipulation",
+    "xdist._gradient": "utility",
 }
 _MODULES = {"xdist.lib": "manipulation"}  # namespace attributes that are modules
 _FIXED = {
