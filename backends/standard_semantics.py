@@ -15,8 +15,8 @@ NumPy 2.4 and Torch 2.13 alike (and so array-api-strict, which calls NumPy):
 Each function computes the library's own result first, so dtypes, broadcasting and Python
 scalar operands stay the library's, and corrects it only where an input is not finite: the
 common, finite case pays one sum of each operand (``all_finite``; measured by
-benchmarks/special_values.py, numbers in docs/backends.md). Library-specific deviations (Torch's complex ``acos`` and ``log1p``) stay
-in that library's backend module.
+benchmarks/special_values.py, numbers in docs/backends.md). Library-specific deviations
+(Torch's complex ``acos`` and ``log1p``) stay in that library's backend module.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ def all_finite(xp: Any, x: Any) -> bool:
     """Whether every element of ``x`` (a floating array or a Python scalar) is finite. The
     sum of ``x`` decides the common case without a temporary array: it is finite when every
     element is (and the sum does not overflow); only otherwise are the elements tested.
-    (On 1e6 float64, one thread: Torch's ``isinf(x).any()`` takes 18 ms, its ``sum`` 0.3;
-    complex128: ``isfinite(z).all()`` 101 ms, the sum 0.9; NumPy's 16 and 1.0 ms.)"""
+    (On 1e6 float64, one thread of a loaded 2-core machine: Torch's ``isinf(x).any()``
+    took 18 ms, its ``sum`` 0.3; complex128: ``isfinite(z).all()`` 101 ms, the sum 0.9;
+    NumPy's 16 and 1.0 ms.)"""
     if isinstance(x, (int, float, complex)):
         return cmath.isfinite(x)
     if bool(xp.isfinite(xp.sum(x))):
