@@ -65,6 +65,17 @@ def test_every_entry_is_on_one_page():
     assert sorted(placed) == sorted(xdist_reference.REFERENCE)
 
 
+def test_notes_that_say_none_show_no_message():
+    """A note that starts "None." or "None:" (nothing at all, not "None over axes that are not
+    split ...") goes with an example that sends nothing."""
+    loud = {
+        name: entry.sends
+        for name, entry in xdist_reference.REFERENCE.items()
+        if re.match(r"None[.:]", entry.comm) and entry.sends
+    }
+    assert not loud, f"notes that say None but whose examples send: {loud}"
+
+
 def _unsupported(entry) -> bool:
     """An example using a dtype this backend lacks (uint16/32/64 under Torch)."""
     return any(re.search(rf"\bxp\.{d}\b", entry.example) for d in UNSUPPORTED)

@@ -678,7 +678,7 @@ _add(
 )
 _add(
     "xdist.config_context",
-    "None: the settings inside a ``with`` block; every rank must use the same values.",
+    "None itself: the settings inside a ``with`` block; every rank must use the same values.",
     "import warnings\n\n"
     "with xp.config_context(gather_warning_elements=0), warnings.catch_warnings():\n"
     "    warnings.simplefilter('ignore', xp.GatherWarning)\n"
