@@ -63,6 +63,7 @@ OPERATIONS = {
     "where": lambda d: d.where(d > 10),
     "where-other": lambda d: d.where(d > 10, 0),
     "differentiate": lambda d: d.fillna(0).differentiate("time"),
+    "cross": lambda d: xr.cross(d, d.roll(time=1), dim="space"),
 }
 
 LAYOUTS = {"balanced": None, "uneven": "uneven"}

@@ -1,5 +1,5 @@
-"""around (xdist's extension: NumPy's round with decimals), Array.round and np.round, and
-transpose (NumPy's name) against NumPy on the same data, at every layout, sending nothing."""
+"""around (xdist's extension: NumPy's round with decimals), Array.round and np.round against
+NumPy on the same data, at every layout, sending nothing."""
 
 from __future__ import annotations
 
@@ -45,14 +45,3 @@ def test_complex_rounds_to_integers_only():
         xdist.around(x, 1)
     with pytest.raises(TypeError, match="around: decimals must be an int"):
         xdist.around(distribute(values("float64"), 0), 1.5)
-
-
-@pytest.mark.parametrize("axes", [None, (1, 0, 2), (2, 0, 1)])
-def test_transpose_matches_numpy(axes):
-    a = np.arange(24.0).reshape(4, 3, 2)
-    for case in layouts(a.shape):
-        x = distribute(a, *case)
-        with xdist.count_collectives() as counts:
-            got = xdist.transpose(x, axes)
-        assert counts == Counter()
-        assert_equal(got, np.transpose(a, axes))

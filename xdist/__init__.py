@@ -45,7 +45,7 @@ from ._manipulation_functions import *  # noqa: F403
 from ._median import median
 from ._movement.gathers import GatherWarning
 from ._nan_functions import *  # noqa: F403
-from ._numpy_aliases import transpose
+from ._numpy_aliases import cross, transpose
 from ._pad import pad
 from ._quantile import nanmedian, nanquantile, quantile
 from ._rounding import around

@@ -260,6 +260,7 @@ def _functions() -> dict:
         np.lib.stride_tricks.sliding_window_view: ns("sliding_window_view"),
         np.einsum: ns("einsum"),
         np.gradient: ns("gradient"),
+        np.cross: ns("cross"),
         np.quantile: _quantile("quantile"),
         np.nanquantile: _quantile("nanquantile"),
         np.nanmedian: lambda a, axis=None, out=None, overwrite_input=False, keepdims=False: (
