@@ -44,15 +44,15 @@ __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
 def matrix_transpose(x: _array.Array, /) -> _array.Array:
     """The standard's ``matrix_transpose``: the last two axes swapped, on each block (no
-    messages). A split along one of them becomes a split along the other."""
+    messages), as ``permute_dims`` swaps them. A split along one of them becomes a split
+    along the other."""
     check_array(x, "matrix_transpose")
     nd = x.ndim
     if nd < 2:
         raise ValueError(f"matrix_transpose: x must be at least 2-D, got {nd} dimensions")
-    shape = (*x.shape[:-2], x.shape[-1], x.shape[-2])
-    split = {nd - 2: nd - 1, nd - 1: nd - 2}.get(x.split, x.split)  # type: ignore[arg-type]
-    layout = Layout(shape, split, x.counts)
-    return _array.Array._new(x._backend.xp.matrix_transpose(x._local), layout, x._comm, x._backend)
+    # permute_dims' own view: NumPy's strides noted, and writes through a view of a moved
+    # copy passed on to its base (the manipulation chapter's, through the operator table)
+    return _array.OPERATORS["permute_dims"](x, (*range(nd - 2), nd - 1, nd - 2))
 
 
 # -- matmul -----------------------------------------------------------------------------------
