@@ -380,6 +380,13 @@ _add(
     sends={"alltoallv": 3},
 )
 _add(
+    "xdist.cross",
+    "NumPy's ``cross`` (beyond the standard; xarray's ``cross``): elementwise on the "
+    "components, so none when the vector axis is not split (a component of a split vector "
+    "axis is a broadcast slab).",
+    "c = xp.cross(x, x + 1.0)  # 3-vectors along the rows: no message",
+)
+_add(
     "xdist.transpose",
     "None: NumPy's name for ``permute_dims`` (axes reversed by default), beyond the standard; "
     "the split axis moves with its data.",
