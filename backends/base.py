@@ -198,7 +198,11 @@ class BackendBase:
         try:
             return self._dtypes[np.dtype(dtype)]
         except KeyError:
-            raise TypeError(f"the {self.name} backend does not support dtype {dtype}") from None
+            have = ", ".join(d.name for d in self.supported_dtypes())
+            raise TypeError(
+                f"the {self.name} backend does not support dtype {np.dtype(dtype).name}: use one "
+                f"of {have}, or the NumPy backend (XDIST_BACKEND=numpy), which has them all"
+            ) from None
 
     def dtype_of(self, block: Any) -> np.dtype:
         return self._from_native[block.dtype]

@@ -79,7 +79,10 @@ def _pread_into(fd: int, view: np.ndarray, offset: int) -> None:
     while done < len(buf):
         n = os.preadv(fd, [buf[done:]], offset + done)
         if n == 0:
-            raise ValueError("the file ended before its data did")
+            raise ValueError(
+                f"load_npy: the file ended before its data did (read {offset + done} bytes of "
+                f"{offset + len(buf)}): it is truncated, or its header does not match its data"
+            )
         done += n
 
 
