@@ -61,6 +61,21 @@ def _summary(name: str) -> str:
     return _first_sentence(doc.split("\n\n")[0]) if doc.strip() else ""
 
 
+def _module_and_path(name: str) -> tuple[str, str]:
+    """``xdist.Layout.offsets`` -> ``("xdist", "Layout.offsets")``: the longest importable
+    prefix is the module."""
+    import importlib
+
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        return ".".join(parts[:cut]), ".".join(parts[cut:])
+    raise ImportError(name)
+
+
 def append_note(app, what, name, obj, options, lines) -> None:
     if name in REFERENCE:
         lines.extend(_note_lines(name))
@@ -94,8 +109,17 @@ class XdistApi(SphinxDirective):
 
     def _entry(self, name: str) -> list[str]:
         kind = kind_of(name)
-        if kind == "data":
-            return [f".. py:data:: {name}", "", *["   " + ln for ln in _note_lines(name)], ""]
+        if kind in ("data", "attribute"):
+            # The object's path in its module, and the module, so that the entry's anchor is
+            # its full name (``xdist.float32``, ``xdist.Layout.offsets``).
+            module, path = _module_and_path(name)
+            return [
+                f".. py:{kind}:: {path}",
+                f"   :module: {module}",
+                "",
+                *["   " + ln for ln in _note_lines(name)],
+                "",
+            ]
         if kind == "module":
             return [f".. py:module:: {name}", "", f"``{name}``", "", *_note_lines(name), ""]
         if kind == "class":
@@ -104,8 +128,6 @@ class XdistApi(SphinxDirective):
             return [f".. autoproperty:: {name}", ""]
         if kind == "method":
             return [f".. automethod:: {name}", ""]
-        if kind == "attribute":
-            return [f".. py:attribute:: {name}", "", *["   " + ln for ln in _note_lines(name)], ""]
         return [f".. autofunction:: {name}", ""]
 
 
