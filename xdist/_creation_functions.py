@@ -604,7 +604,9 @@ def _in_host_memory(x: Any) -> bool:
 def from_dlpack(x, /, *, device=None, copy=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array from any DLPack producer, holding the same whole array on every rank:
     replicated, or split along ``split`` (or the configured default) with each rank keeping
-    its slice, without a message. An xdist array is taken as ``asarray`` takes it. Host data
+    its slice. One small ``allgather`` agrees on the shape and dtype across the ranks (as
+    ``asarray`` of host data does); the data itself does not move. An xdist array is taken
+    as ``asarray`` takes it. Host data
     for a GPU backend (NumPy data under CuPy) is copied to the device (``copy=False`` raises
     ``ValueError``)."""
     if isinstance(x, _array.Array):
