@@ -47,7 +47,9 @@ def _data() -> tuple[xr.DataArray, xr.DataArray, xr.DataArray]:
     dist = xr.DataArray(
         xp.asarray(values, split=0), dims=("time", "space"), coords=coords, name="t2m"
     )
-    weights = xr.DataArray(np.array([0.2, 0.3, 0.5]), dims="space", coords={"space": ["a", "b", "c"]})
+    weights = xr.DataArray(
+        np.array([0.2, 0.3, 0.5]), dims="space", coords={"space": ["a", "b", "c"]}
+    )
     return ref, dist, weights
 
 
