@@ -316,6 +316,13 @@ class BackendBase:
         1): the library's own here (NumPy's backend searches short last axes faster)."""
         return (self.xp.max if want_max else self.xp.min)(block, axis=axes, keepdims=True)
 
+    def in_place(self, op: Any, block: Any, value: Any) -> bool:
+        """``op`` (``operator.iadd``, ``isub``, ``imul`` or ``itruediv``) applied to ``block``
+        in place with ``value`` (a Python number, or a block of the same shape and dtype),
+        where the library does it as its out-of-place operator would; ``False``, having
+        written nothing, where it may not (here: every library not known to)."""
+        return False
+
     def moments(self, block: Any, axes: tuple[int, ...], n: int) -> tuple[Any, Any, Any]:
         """``(mean, correction, M2)`` of a block over ``axes`` (kept, length 1) in float64:
         the rounded mean, the mean of the deviations from it, and the sum of squared

@@ -66,6 +66,13 @@ class NumPyBackend(BackendBase):
     def is_c_contiguous(self, block: np.ndarray) -> bool:
         return block.flags.c_contiguous
 
+    def in_place(self, op, block: np.ndarray, value) -> bool:
+        """NumPy's in-place operators: a ufunc with ``out=block``, which buffers a value that
+        overlaps the block, so every operand is safe (a read-only block raises, as the
+        general path's write would)."""
+        op(block, value)
+        return True
+
     def moments(self, block: np.ndarray, axes: tuple[int, ...], n: int):
         """The moments of ``BackendBase.moments`` reading the block once, in chunks that stay
         in the cache (``moments.chunked``), where its layout allows; else two passes."""

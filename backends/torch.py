@@ -333,6 +333,20 @@ class TorchBackend(BackendBase):
         native = SPECIAL_FUNCTIONS.get(name)
         return None if native is None else getattr(torch.special, native)
 
+    def in_place(self, op, block: torch.Tensor, value) -> bool:
+        """Torch's in-place operators, where nothing aliases: a number, or a tensor that is
+        the block itself or holds memory of its own (Torch refuses a partial overlap), and
+        no autograd."""
+        if block.requires_grad:
+            return False
+        if isinstance(value, torch.Tensor) and value is not block:
+            if value.requires_grad or (
+                value.untyped_storage().data_ptr() == block.untyped_storage().data_ptr()
+            ):
+                return False
+        op(block, value)
+        return True
+
     def moments(self, block: torch.Tensor, axes: tuple[int, ...], n: int):
         """The moments of ``BackendBase.moments``: for a float CPU block, NumPy's one read in
         cache-sized chunks (``moments.chunked``) on a view of it, since Torch's one-pass

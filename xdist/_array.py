@@ -8,6 +8,7 @@ written in place.
 from __future__ import annotations
 
 import math
+import operator
 import types
 from typing import Any
 
@@ -31,6 +32,14 @@ __all__ = ["Array", "OPERATORS", "wrap_block", "writes_back"]
 # when it is imported (xdist/__init__.py); the array itself knows no operation, as DTensor's
 # tensor dispatches through its op table, so this module imports nothing above it.
 OPERATORS: dict[str, Any] = {}
+
+# The in-place operators a block does itself (``Array._in_place``), by the standard's name.
+_IN_PLACE = {
+    "add": operator.iadd,
+    "subtract": operator.isub,
+    "multiply": operator.imul,
+    "divide": operator.itruediv,
+}
 
 
 class Array:
@@ -291,11 +300,37 @@ class Array:
         return func(other, self) if reflected else func(self, other)
 
     def _inplace(self, other, name: str) -> Array:
+        if name in _IN_PLACE and self._writeback is None and self._in_place(other, name):
+            return self
         result = self._binary(other, name)
         if result is NotImplemented:
             return NotImplemented
         _assign_inplace(self, result, f"__i{name}__")
         return self
+
+    def _in_place(self, other, name: str) -> bool:
+        """``self op= other`` written into the block by the library's own in-place operator
+        (no temporary of the array's size, no copy back) where the result is the same as the
+        general path's: a floating or complex array and a Python number of its kind, or an
+        array of the same dtype, layout, communicator and backend (no message either way).
+        ``False``, having written nothing, otherwise."""
+        kind = self.dtype.kind
+        if type(other) in (int, float) or (type(other) is complex and kind == "c"):
+            if kind not in "fc":
+                return False
+            value = other
+        elif (
+            isinstance(other, Array)
+            and other._layout == self._layout
+            and other._comm is self._comm
+            and other._backend is self._backend
+            and kind in "fc"
+            and other.dtype == self.dtype
+        ):
+            value = other._local
+        else:
+            return False
+        return self._backend.in_place(_IN_PLACE[name], self._local, value)
 
     def __add__(self, other):
         return self._binary(other, "add")
