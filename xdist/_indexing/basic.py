@@ -237,6 +237,17 @@ def take_parts(block: Any, parts: list[Part], backend: Any) -> Any:
 
 
 # -- getitem ------------------------------------------------------------------------------------
+def _plain_slice(k: slice) -> bool:
+    """Whether ``k`` has int (or no) bounds and a positive (or no) step: a slice every
+    backend takes as NumPy does (the hot paths of basic indexing take only these)."""
+    start, stop, step = k.start, k.stop, k.step
+    return (
+        (start is None or type(start) is int)
+        and (stop is None or type(stop) is int)
+        and (step is None or (type(step) is int and step > 0))
+    )
+
+
 def replicated_basic(x: _array.Array, items: tuple) -> _array.Array | None:
     """``x[items]`` for a replicated ``x`` and ints, ``None``, ``Ellipsis`` and slices of
     int bounds and a positive step (what every backend slices alike), by the library
@@ -250,12 +261,7 @@ def replicated_basic(x: _array.Array, items: tuple) -> _array.Array | None:
                 return None
             ellipsis = True
         elif type(k) is slice:
-            start, stop, step = k.start, k.stop, k.step
-            if not (
-                (start is None or type(start) is int)
-                and (stop is None or type(stop) is int)
-                and (step is None or (type(step) is int and step > 0))
-            ):
+            if not _plain_slice(k):
                 return None
         elif not (k is None or type(k) is int):
             return None
@@ -287,14 +293,7 @@ def split_basic(x: _array.Array, items: tuple) -> _array.Array | None:
                 return None
             local_key.append(k)
             continue
-        if type(k) is not slice:
-            return None
-        start, stop, step = k.start, k.stop, k.step
-        if not (
-            (start is None or type(start) is int)
-            and (stop is None or type(stop) is int)
-            and (step is None or (type(step) is int and step > 0))
-        ):
+        if type(k) is not slice or not _plain_slice(k):
             return None
         start, stop, step = k.indices(shape[axis])
         n = len(range(start, stop, step))
@@ -323,20 +322,18 @@ def split_basic(x: _array.Array, items: tuple) -> _array.Array | None:
 
 def _slice_counts(layout: Layout, rank: int, start: int, stop: int, step: int):
     """Per rank, how many indices of ``range(start, stop, step)`` (a positive step) fall in
-    its block of the split axis; and the local slice of ``rank``'s own."""
-    if len(layout.counts) == 1:
+    its block of the split axis (``rank_positions``); and the local slice of ``rank``'s own."""
+    if len(layout.counts) == 1:  # one rank holds it all
         return (len(range(start, stop, step)),), slice(start, stop, step)
-    counts = []
-    mine = slice(0, 0)
-    for q, (lo, c) in enumerate(zip(layout.offsets, layout.counts)):
-        hi = lo + c
-        first = start if start >= lo else start + -(-(lo - start) // step) * step
-        last = min(stop, hi)
-        n = -(-(last - first) // step) if last > first else 0
-        counts.append(n)
-        if q == rank and n:
-            mine = slice(first - lo, first - lo + (n - 1) * step + 1, step)
-    return tuple(counts), mine
+    r = range(start, stop, step)
+    ranks = rank_positions(layout, r)
+    k0, k1 = ranks[rank]
+    if k1 == k0:
+        mine = slice(0, 0)
+    else:
+        sub, lo = r[k0:k1], layout.offsets[rank]
+        mine = slice(sub.start - lo, sub.stop - lo, step)
+    return tuple(b - a for a, b in ranks), mine
 
 
 def getitem_basic(x: _array.Array, key: Any) -> _array.Array:
@@ -451,12 +448,7 @@ def setitem_direct(x: _array.Array, items: tuple, value: Any) -> bool:
                 held = lo <= k < lo + layout.counts[x._comm.rank]
                 k -= lo
         elif type(k) is slice:
-            start, stop, step = k.start, k.stop, k.step
-            if not (
-                (start is None or type(start) is int)
-                and (stop is None or type(stop) is int)
-                and (step is None or (type(step) is int and step > 0))
-            ):
+            if not _plain_slice(k):
                 return False
             if axis == split:
                 _, k = _slice_counts(layout, x._comm.rank, *k.indices(n))
