@@ -231,7 +231,7 @@ def _second_moment(x: Array, plan: Reduction) -> Any:
     n = local_size(x, plan)
     if n == 0:  # a rank with no rows (or nothing at all to reduce)
         m = c = m2 = filled_block(x, shape, 0.0, float64)
-    else:  # the backend's algorithm: the corrected two-pass one, or NumPy's in one read
+    else:  # the backend's algorithm: one read of the block, or the corrected two passes
         m, c, m2 = backend.moments(x._local, plan.axes, n)
     if not plan.combine:
         return m2
@@ -274,9 +274,10 @@ def var(
     keepdims: bool = False,
     ddof: int | float | None = None,
 ) -> Array:
-    """The standard's ``var``: ``M2 / (N - correction)``, by the corrected two-pass algorithm
-    and (over the split axis) one ``allreduce`` of ``(n, mean, correction, M2)`` records
-    merged pairwise (Chan et al.). ``ddof`` (beyond the standard): NumPy's name for
+    """The standard's ``var``: ``M2 / (N - correction)``, each block's moments by its backend
+    (``Backend.moments``: one read of a NumPy or Torch CPU block, else the corrected two-pass
+    algorithm) and (over the split axis) one ``allreduce`` of ``(n, mean, correction, M2)``
+    records merged pairwise (Chan et al.). ``ddof`` (beyond the standard): NumPy's name for
     ``correction``."""
     correction = _ddof(correction, ddof, "var")
     return _variance("var", x, axis, correction, keepdims, root=False)
