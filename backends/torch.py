@@ -179,16 +179,20 @@ def _sum(x: torch.Tensor, /, *, axis=None, dtype=None, keepdims: bool = False) -
     and k-means' accumulations) by NumPy on a view of it: Torch's own widening CPU sum is
     about 5x slower than NumPy's (200000 x 64 float32 over axis 0: 70 against 14 ms, one
     thread) and NumPy's pairwise sum is as accurate."""
-    if (
-        dtype == torch.float64
-        and x.device.type == "cpu"
-        and x.dtype in (torch.float32, torch.float16)
-        and not x.requires_grad
-    ):
+    view = _numpy_view(x, (torch.float32, torch.float16)) if dtype == torch.float64 else None
+    if view is not None:
         return torch.from_numpy(
-            np.asarray(np.sum(x.numpy(), axis=axis, dtype=np.float64, keepdims=keepdims))
+            np.asarray(np.sum(view, axis=axis, dtype=np.float64, keepdims=keepdims))
         )
     return xp_torch.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _numpy_view(x: torch.Tensor, dtypes: tuple) -> np.ndarray | None:
+    """A NumPy view of a CPU tensor of one of ``dtypes`` outside autograd (where NumPy's
+    kernel beats Torch's), or ``None``."""
+    if x.device.type != "cpu" or x.dtype not in dtypes or x.requires_grad:
+        return None
+    return x.resolve_neg().numpy()
 
 
 # array-api-compat's torch namespace, with the functions above in place of its own: a module
@@ -352,14 +356,10 @@ class TorchBackend(BackendBase):
         cache-sized chunks (``moments.chunked``) on a view of it, since Torch's one-pass
         ``var_mean`` loses digits on data with a large offset and its two passes read the
         block five times; else two passes in Torch."""
-        if (
-            block.device.type == "cpu"
-            and block.dtype in (torch.float32, torch.float64)
-            and not block.requires_grad
-        ):
-            found = chunked(block.resolve_neg().numpy(), axes)
-            if found is not None:
-                return tuple(torch.from_numpy(np.ascontiguousarray(r)) for r in found)
+        view = _numpy_view(block, (torch.float32, torch.float64))
+        found = None if view is None else chunked(view, axes)
+        if found is not None:
+            return tuple(torch.from_numpy(np.ascontiguousarray(r)) for r in found)
         return super().moments(block, axes, n)
 
     def select(self, block: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
