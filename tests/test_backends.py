@@ -97,3 +97,31 @@ def test_torch_threads_setting_is_used(monkeypatch):
 
     monkeypatch.setenv("XDIST_TORCH_THREADS", " 3 ")
     assert _threads_per_rank() == 3
+
+
+@_NEEDS_TORCH
+def test_torch_widening_sum_and_moments_through_numpy_views():
+    """The Torch backend's float64 sum of a float32 CPU tensor and its var/std moments run on
+    a NumPy view; a tensor with Torch's negative bit set (a lazy negation) is resolved first
+    (``.numpy()`` refuses it), and a tensor under autograd stays in Torch."""
+    import torch
+
+    from xdist.backends.torch import backend as torch_backend
+
+    backend = torch_backend()
+    base = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    neg = torch._neg_view(base)
+    assert neg.is_neg()
+    got = backend.xp.sum(neg, axis=(0,), dtype=torch.float64)
+    assert got.dtype == torch.float64 and torch.equal(got, -base.double().sum(0))
+    neg64 = torch._neg_view(base.double())
+    assert neg64.is_neg()
+    mean, correction, m2 = backend.moments(neg64, (0,), 2)
+    np.testing.assert_allclose(
+        (mean + correction).numpy(), -base.double().mean(0, keepdim=True).numpy()
+    )
+    np.testing.assert_allclose(
+        m2.numpy(), (base.double().var(0, keepdim=True, correction=0) * 2).numpy()
+    )
+    grad = base.clone().requires_grad_()
+    assert backend.xp.sum(grad, axis=(0,), dtype=torch.float64).requires_grad
