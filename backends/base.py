@@ -302,7 +302,8 @@ class BackendBase:
         v = block if leading else self.device_contiguous(xp.moveaxis(block, axis, 0))
         best = (xp.max if want_max else xp.min)(v, axis=0)
         small = xp.int8 if k <= 127 else xp.int16  # holds k
-        weights = xp.reshape(xp.arange(k, 0, -1, dtype=small), (k,) + (1,) * (v.ndim - 1))
+        weights = xp.arange(k, 0, -1, dtype=small, device=self.native_device(self.device_of(v)))
+        weights = xp.reshape(weights, (k,) + (1,) * (v.ndim - 1))
         first = xp.max((v == best) * weights, axis=0)  # k - index; 0 only for lines with NaN
         if kind == "f":
             nan = first == 0

@@ -187,6 +187,43 @@ def _sum(x: torch.Tensor, /, *, axis=None, dtype=None, keepdims: bool = False) -
     return xp_torch.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
+def _matmul(x1: torch.Tensor, x2: torch.Tensor, /) -> torch.Tensor:
+    """``matmul``; integer tensors off the CPU by ``_integer_matmul`` (CUDA has no integer
+    GEMM: ``addmm_cuda`` is not implemented for int64)."""
+    if x1.device.type == "cpu" or not (_is_integer(x1) and _is_integer(x2)):
+        return xp_torch.matmul(x1, x2)
+    return _integer_matmul(x1, x2)
+
+
+def _is_integer(x: torch.Tensor) -> bool:
+    return not (x.dtype.is_floating_point or x.dtype.is_complex or x.dtype == torch.bool)
+
+
+def _integer_matmul(x1: torch.Tensor, x2: torch.Tensor, /) -> torch.Tensor:
+    """``matmul`` of integer tensors as sums of products over chunks of the inner axis (each
+    chunk's products at most 2**24 elements), in the result dtype: exact, wrapping around
+    as NumPy's and Torch's CPU products do."""
+    dtype = torch.promote_types(x1.dtype, x2.dtype)
+    a, b = x1.to(dtype), x2.to(dtype)
+    vector_a, vector_b = a.ndim == 1, b.ndim == 1
+    a = a[None, :] if vector_a else a
+    b = b[:, None] if vector_b else b
+    if a.shape[-1] != b.shape[-2]:
+        return xp_torch.matmul(x1, x2)  # the library's own error
+    k = a.shape[-1]
+    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    out = torch.zeros((*batch, a.shape[-2], b.shape[-1]), dtype=dtype, device=a.device)
+    step = max(1, 2**24 // max(1, out.numel()))
+    for lo in range(0, k, step):
+        part = a[..., :, lo : lo + step, None] * b[..., None, lo : lo + step, :]
+        out += part.sum(dim=-2, dtype=dtype)
+    if vector_b:
+        out = out[..., 0]
+    if vector_a:
+        out = out[..., 0, :] if not vector_b else out[..., 0]
+    return out
+
+
 def _numpy_view(x: torch.Tensor, dtypes: tuple) -> np.ndarray | None:
     """A NumPy view of a CPU tensor of one of ``dtypes`` outside autograd (where NumPy's
     kernel beats Torch's), or ``None``."""
@@ -209,6 +246,7 @@ _NAMESPACE.sum = _sum  # type: ignore[attr-defined]
 _NAMESPACE.argsort = _argsort  # type: ignore[attr-defined]
 _NAMESPACE.sort = _sort  # type: ignore[attr-defined]
 _NAMESPACE.searchsorted = _searchsorted  # type: ignore[attr-defined]
+_NAMESPACE.matmul = _matmul  # type: ignore[attr-defined]
 # ... and the standard's special values where NumPy's and Torch's differ alike
 # (standard_semantics: floor_divide with infinities, complex expm1 and tanh).
 _NAMESPACE = corrected_namespace(f"{__name__}.namespace", _NAMESPACE)
@@ -298,6 +336,14 @@ class TorchBackend(BackendBase):
             obj, copy = np.ascontiguousarray(obj), None
         if isinstance(obj, np.ndarray) and dtype is None:
             dtype = obj.dtype  # a TypeError for uint16/32/64, which Torch cannot compute with
+        if isinstance(obj, np.ndarray):
+            dev = self.check_device(device, "asarray")
+            if dev.kind != "cpu":  # host data is copied to the GPU (Torch's asarray refuses 0-d)
+                if copy is False:
+                    raise ValueError(f"asarray: copy=False, but host data must be copied to {dev}")
+                native = self.native_dtype(dtype)
+                host = obj if obj.flags.c_contiguous else np.array(obj, order="C")
+                return torch.from_numpy(host).to(device=self.native_device(dev), dtype=native)
         return super().asarray(obj, dtype, device, copy)
 
     def default_dtypes(self) -> dict[str, np.dtype]:

@@ -6,6 +6,10 @@
   that will not come.
 - ``SCIPY_ARRAY_API=1`` is set before anything imports SciPy, so that SciPy dispatches on
   xdist arrays (the interop tests) as a user who sets it gets.
+- ``XDIST_TORCH_FACTORY_DEVICE=meta`` (Torch backend): Torch's factory functions called
+  without a device make tensors on the meta device, so a block mixed with a tensor made on
+  Torch's default device raises as it does on a GPU, where that default (the CPU) is not the
+  blocks' device. The test command runs the Torch suite once so (tests/run.py).
 - Every test has a watchdog: past ``XDIST_TEST_TIMEOUT`` seconds (default 120) the stacks are
   dumped and the process exits, which ends the MPI job.
 """
@@ -35,6 +39,52 @@ settings.register_profile(
     print_blob=False,
 )
 settings.load_profile("xdist")
+
+
+_FACTORY_LOG = set() if os.environ.get("XDIST_FACTORY_LOG") else None
+
+
+def pytest_sessionfinish(session):
+    if _FACTORY_LOG:
+        with open(os.environ["XDIST_FACTORY_LOG"], "w") as f:
+            f.write("\n".join(sorted(_FACTORY_LOG)))
+
+
+def _factories_elsewhere(device: str) -> None:
+    """Torch factories without ``device=`` (and ``asarray`` of data that is not a tensor)
+    make their tensors on ``device``: what a CPU-only machine can check of GPU placement."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    factories = {
+        torch.arange, torch.zeros, torch.ones, torch.full, torch.empty, torch.eye,
+        torch.linspace, torch.tensor, torch.asarray, torch.as_tensor, torch.empty_strided,
+    }  # fmt: skip
+
+    class FactoriesElsewhere(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            data = args[0] if args else kwargs.get("data", kwargs.get("obj"))
+            if (
+                func in factories
+                and kwargs.get("device") is None
+                and not isinstance(data, torch.Tensor)
+            ):
+                kwargs["device"] = device
+                if _FACTORY_LOG is not None:
+                    import traceback
+
+                    for fr in reversed(traceback.extract_stack(limit=25)[:-1]):
+                        if "/tests/" not in fr.filename and "site-packages" not in fr.filename:
+                            _FACTORY_LOG.add(f"{fr.filename}:{fr.lineno} {func.__name__}")
+                            break
+            return func(*args, **kwargs)
+
+    FactoriesElsewhere().__enter__()
+
+
+if os.environ.get("XDIST_TORCH_FACTORY_DEVICE") and os.environ.get("XDIST_BACKEND") == "torch":
+    _factories_elsewhere(os.environ["XDIST_TORCH_FACTORY_DEVICE"])
 
 _COMM = xdist.default_comm()
 RANK, SIZE = _COMM.rank, _COMM.size

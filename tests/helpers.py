@@ -33,6 +33,18 @@ def host(block) -> np.ndarray:
     return np.asarray(BACKEND.to_host(block))
 
 
+def shares_memory(a, b) -> bool:
+    """Whether two blocks of the backend share memory, on the CPU or a GPU (Torch: the same
+    storage, so two views of one storage count as sharing)."""
+    if isinstance(a, np.ndarray):
+        return bool(np.shares_memory(a, b))
+    if type(a).__module__.startswith("cupy"):
+        import cupy
+
+        return bool(cupy.shares_memory(a, b))
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
 def unsupported_reason(dtype) -> str:
     return f"the {BACKEND.name} backend has no {np.dtype(dtype).name} (a library limitation)"
 

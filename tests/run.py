@@ -4,7 +4,9 @@
                         [pytest args...]
 
 The backends default to NumPy, plus Torch (CPU) when ``import torch`` works; each run sets
-``XDIST_BACKEND``.
+``XDIST_BACKEND``. The Torch run at one rank makes the tensors that Torch's factories create
+without a device on the meta device (``XDIST_TORCH_FACTORY_DEVICE=meta``, tests/conftest.py):
+a block mixed with one fails there as it does on a GPU.
 
 Replicated data given to the constructors is checked to be the same on every rank
 (``XDIST_CHECK_REPLICATED=1``, off by default for users).
@@ -136,6 +138,8 @@ def main() -> int:
         env = dict(base_env, XDIST_BACKEND=backend)
         env["XDIST_PACKAGING_TEST"] = "1" if (backend, n) == packaging_run else "0"
         env["XDIST_BENCHMARK_TEST"] = env["XDIST_PACKAGING_TEST"]
+        if backend == "torch" and n == 1:  # tensors made without a device: see conftest.py
+            env.setdefault("XDIST_TORCH_FACTORY_DEVICE", "meta")
         if n == 1:
             cmd = pytest
         else:

@@ -109,7 +109,7 @@ def test_torch_widening_sum_and_moments_through_numpy_views():
     from xdist.backends.torch import backend as torch_backend
 
     backend = torch_backend()
-    base = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    base = torch.arange(6, dtype=torch.float32, device="cpu").reshape(2, 3)
     neg = torch._neg_view(base)
     assert neg.is_neg()
     got = backend.xp.sum(neg, axis=(0,), dtype=torch.float64)
@@ -125,3 +125,27 @@ def test_torch_widening_sum_and_moments_through_numpy_views():
     )
     grad = base.clone().requires_grad_()
     assert backend.xp.sum(grad, axis=(0,), dtype=torch.float64).requires_grad
+
+
+@_NEEDS_TORCH
+@pytest.mark.parametrize(
+    "sa,sb",
+    [((7, 5), (5, 3)), ((5,), (5, 3)), ((7, 5), (5,)), ((5,), (5,)), ((3, 7, 5), (3, 5, 2)),
+     ((2, 1, 4, 6), (3, 6, 2)), ((4, 0), (0, 3)), ((300, 700), (700, 90))],
+)  # fmt: skip
+@pytest.mark.parametrize("dtypes", [("int8", "int8"), ("int16", "int64"), ("uint8", "int32")])
+def test_torch_integer_matmul_for_gpus(sa, sb, dtypes):
+    """The integer product the Torch backend uses off the CPU (CUDA has no integer GEMM),
+    run here on CPU tensors: NumPy's values, dtype and wrap-around, in chunks of the inner
+    axis (300 x 90 outputs: 621 inner positions per chunk of 700)."""
+    import torch
+
+    from xdist.backends.torch import _integer_matmul
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 100, sa).astype(dtypes[0])
+    b = rng.integers(-100, 100, sb).astype(dtypes[1])
+    got = _integer_matmul(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+    want = np.matmul(a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)

@@ -20,6 +20,7 @@ from helpers import (
     layout_id,
     layouts,
     random_array,
+    shares_memory,
 )
 
 import xdist
@@ -364,7 +365,7 @@ def test_asarray_xdist(case):
     assert quiet(xdist.asarray, x, copy=False) is x
     assert quiet(xdist.asarray, x, split=x.split) is x  # same axis: the counts stay
     y = quiet(xdist.asarray, x, copy=True)
-    assert y.layout == x.layout and (y.local.size == 0 or not np.shares_memory(y.local, x.local))
+    assert y.layout == x.layout and (y.local.size == 0 or not shares_memory(y.local, x.local))
     assert_equal(y, a)
     z = quiet(xdist.asarray, x, dtype="float32")
     assert z.layout == x.layout
@@ -382,7 +383,7 @@ def test_asarray_resplit(case, split, copy):
     assert y.layout == expected
     assert_equal(y, a)
     if copy and y.local.size:
-        assert not np.shares_memory(y.local, x.local)
+        assert not shares_memory(y.local, x.local)
     if y.layout != x.layout:
         with pytest.raises(ValueError, match="copy=False"):
             xdist.asarray(x, split=split, copy=False)

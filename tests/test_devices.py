@@ -155,7 +155,7 @@ def test_numpy_blocks_are_never_device_buffers(aware):
     with xdist.config_context(cuda_aware=aware):
         buf = get_backend("numpy").to_buffer(block, COMM.cuda_aware)
     assert buf is block
-    tblock = torch.arange(6.0)
+    tblock = torch.arange(6.0, device="cpu")
     assert isinstance(get_backend("torch").to_buffer(tblock, True), np.ndarray)
 
 

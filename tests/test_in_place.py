@@ -67,11 +67,11 @@ def test_backend_in_place_declines_aliasing_tensors():
         pytest.skip("the Torch backend's rule; NumPy buffers overlaps itself")
     import torch
 
-    t = torch.arange(6.0)
+    t = torch.arange(6.0, device="cpu")
     assert not BACKEND.in_place(operator.iadd, t, t[:])  # another view of its storage
-    assert torch.equal(t, torch.arange(6.0))
+    assert torch.equal(t, torch.arange(6.0, device="cpu"))
     assert BACKEND.in_place(operator.iadd, t, t.flip(0))  # Torch's flip is a copy
-    assert torch.equal(t, torch.full((6,), 5.0))
-    t = torch.arange(6.0)
+    assert torch.equal(t, torch.full((6,), 5.0, device="cpu"))
+    t = torch.arange(6.0, device="cpu")
     assert BACKEND.in_place(operator.iadd, t, t)  # the block itself: Torch does that
-    assert torch.equal(t, 2 * torch.arange(6.0))
+    assert torch.equal(t, 2 * torch.arange(6.0, device="cpu"))

@@ -107,6 +107,6 @@ def test_moments_other_namespaces():
     assert type(m.kurtosis_) is type(strict.asarray(data))
     np.testing.assert_allclose(np.asarray(m.kurtosis_), ref.kurtosis_, rtol=1e-10)
     torch = pytest.importorskip("torch")
-    m = Moments().fit(torch.asarray(data))
+    m = Moments().fit(torch.asarray(data, device="cpu"))
     assert isinstance(m.skewness_, torch.Tensor)
     np.testing.assert_allclose(m.skewness_.numpy(), ref.skewness_, rtol=1e-10)

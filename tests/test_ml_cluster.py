@@ -141,7 +141,7 @@ def test_other_namespaces():
     assert type(ours.cluster_centers_) is type(strict.asarray(X))
     np.testing.assert_allclose(np.asarray(ours.cluster_centers_), sk.cluster_centers_, rtol=1e-9)
     torch = pytest.importorskip("torch")
-    ours = KMeans(4, init=torch.asarray(init)).fit(torch.asarray(X))
+    ours = KMeans(4, init=torch.asarray(init, device="cpu")).fit(torch.asarray(X, device="cpu"))
     assert isinstance(ours.cluster_centers_, torch.Tensor)
     _check(ours, sk)
 

@@ -133,7 +133,7 @@ def test_other_namespaces():
     torch = pytest.importorskip("torch")
     for precompute in (False, True):
         ours = Lasso(alpha=0.2, tol=1e-8, precompute=precompute)
-        ours.fit(torch.asarray(X), torch.asarray(y))
+        ours.fit(torch.asarray(X, device="cpu"), torch.asarray(y, device="cpu"))
         assert isinstance(ours.coef_, torch.Tensor)
         _check(ours, sk)
 

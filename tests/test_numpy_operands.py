@@ -105,7 +105,7 @@ def test_torch_operands():
     import torch
 
     x = distribute(G, 0)
-    t = torch.asarray(H, dtype=torch.float64)
+    t = torch.asarray(H, dtype=torch.float64, device="cpu")
     for got, expected in [(x + t, G + H), (t + x, H + G), (t * x, H * G), (x - t, G - H)]:
         assert isinstance(got, xdist.Array)
         assert_equal(got, expected)

@@ -188,8 +188,8 @@ class Target:
 
 def iota(start: int, stop: int, backend: Any, device: Any) -> Any:
     """The int64 global indices ``start:stop`` as a block of ``backend`` on ``device``."""
-    local = backend.xp.arange(start, stop, dtype=backend.native_dtype(int64))
-    return backend.asarray(local, device=device)
+    native = backend.native_device(backend.check_device(device, "iota"))
+    return backend.xp.arange(start, stop, dtype=backend.native_dtype(int64), device=native)
 
 
 def span(layout: Layout, axis: int, rank: int) -> tuple[int, int]:
@@ -324,8 +324,8 @@ def arange(
     xp, native = t.xp, t.backend.native_dtype(dt)
     # One-element arrays, not 0-d ones: NumPy turns 0-d results into scalars, whose
     # wrap-around (unsigned dtypes, negative steps) warns where arrays do not.
-    first = xp.asarray([start], dtype=native)
-    second = xp.asarray([start + step], dtype=native)
+    first = t.backend.asarray([start], dt, t.device)
+    second = t.backend.asarray([start + step], dt, t.device)
     values = first + xp.astype(t.iota(lo, hi), native) * (second - first)
     if lo <= 1 < hi:
         values[1 - lo : 2 - lo] = second  # NumPy stores start + step itself, not start + delta
@@ -357,8 +357,10 @@ def linspace(
     lo, hi = span(layout, 0, t.comm.rank)
     xp = t.xp
     # Computed in double precision and then cast, as NumPy does, whatever the result dtype.
-    work = t.backend.native_dtype(complex128 if is_complex else float64)
-    first, last = xp.asarray([start], dtype=work), xp.asarray([stop], dtype=work)
+    wide = complex128 if is_complex else float64
+    work = t.backend.native_dtype(wide)
+    first = t.backend.asarray([start], wide, t.device)
+    last = t.backend.asarray([stop], wide, t.device)
     delta = last - first
     y = xp.astype(t.iota(lo, hi), work)
     div = num - 1 if endpoint else num

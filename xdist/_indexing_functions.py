@@ -134,6 +134,7 @@ def _along_fetch(x, indices, axis: int, shape: tuple[int, ...], error: IndexErro
     block = align_block(indices._local, indices._layout, layout, comm, backend, "take_along_axis")
     block = xp.reshape(xp.broadcast_to(block, lshape), (m,))
     block, bad = normalize_block(block, x.shape[axis], backend)
+    native = backend.native_device(x.device)
     coords = []
     for d in range(x.ndim):
         if d == axis:
@@ -143,10 +144,10 @@ def _along_fetch(x, indices, axis: int, shape: tuple[int, ...], error: IndexErro
         if layout.split == d:
             start = layout.offsets[comm.rank]
         size = lshape[d] if x.shape[d] != 1 else 1
-        grid = xp.arange(start, start + size, dtype=xp.int64) if x.shape[d] != 1 else None
-        if grid is None:
-            coords.append(xp.zeros((m,), dtype=xp.int64))
+        if x.shape[d] == 1:
+            coords.append(xp.zeros((m,), dtype=xp.int64, device=native))
             continue
+        grid = xp.arange(start, start + size, dtype=xp.int64, device=native)
         view = [1] * x.ndim
         view[d] = size
         coords.append(xp.reshape(xp.broadcast_to(xp.reshape(grid, view), lshape), (m,)))

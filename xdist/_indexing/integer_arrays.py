@@ -45,11 +45,11 @@ __all__: list[str] = []
 
 # -- index arrays of a key: broadcast to B, aligned to a layout --------------------------------
 def index_blocks(
-    items: list[Any], sizes: list[int], target: Layout, comm: Any, backend: Any
+    items: list[Any], sizes: list[int], target: Layout, comm: Any, backend: Any, device: Any
 ) -> tuple[list[Any], bool]:
     """Each item (an integer array or a Python int) as this rank's flat int64 block of the
-    broadcast index layout ``target``, normalized against its axis size; and the local
-    out-of-bounds flag."""
+    broadcast index layout ``target`` on ``device`` (the indexed array's), normalized against
+    its axis size; and the local out-of-bounds flag."""
     xp = backend.xp
     lshape = target.local_shape(comm.rank)
     m = int(np.prod(lshape, dtype=np.int64))
@@ -63,7 +63,9 @@ def index_blocks(
             block, b = normalize_block(block, n, backend)
             bad = bad or b
         else:  # an int, checked when the key was read
-            block = xp.full((m,), item % n if n else 0, dtype=xp.int64)
+            block = xp.full(
+                (m,), item % n if n else 0, dtype=xp.int64, device=backend.native_device(device)
+            )
         blocks.append(block)
     return blocks, bad
 
@@ -157,7 +159,7 @@ def gather(y: _array.Array, adv: tuple[int, ...], items: list, front: int, func:
     else:
         target = output_layout([a._layout for a in items if isinstance(a, _array.Array)], bshape)
     sizes = [y.shape[a] for a in adv]
-    coords, bad = index_blocks(items, sizes, target, comm, backend)
+    coords, bad = index_blocks(items, sizes, target, comm, backend, y.device)
     error = IndexError(f"{func}: an index is out of bounds for the shape {y.shape}")
     kept = _sorted_selection(y, adv, coords, target, bad, error)
     if kept is None:
@@ -255,7 +257,9 @@ def setitem_arrays(x: _array.Array, key: Any, value: Any) -> None:
             want = [
                 wanted(value, shape, out_axis, *target.local_range(q)) for q in range(comm.size)
             ]
-    coords, bad = index_blocks(plan.items, [x.shape[a] for a in adv], target, comm, backend)
+    coords, bad = index_blocks(
+        plan.items, [x.shape[a] for a in adv], target, comm, backend, x.device
+    )
     error = IndexError(f"{func}: an index is out of bounds for the shape {x.shape}")
     piece = fetch_value(value, want)
     rest_key, flips = local_key(parts)
