@@ -103,7 +103,10 @@ def test_scaled_hypot_matches_numpy_to_overflow(dtype):
     np.testing.assert_allclose(got, np.hypot(a, b), rtol=4 * np.finfo(dtype).eps)
 
 
-@pytest.mark.skipif(not HAVE_CUPY_GPU, reason="CuPy or a CUDA GPU is missing")
+_ON_GPU = pytest.mark.skipif(not HAVE_CUPY_GPU, reason="CuPy or a CUDA GPU is missing")
+
+
+@_ON_GPU
 @pytest.mark.parametrize("name,dtype", list(_cases()))
 def test_numpy_semantics_on_cupy(name, dtype):
     """The corrected CuPy functions give NumPy's answers (CuPy's own do not; see the module)."""
@@ -134,3 +137,15 @@ def test_numpy_semantics_on_cupy(name, dtype):
     got = getattr(sem, name)(cupy, *[cupy.asarray(a) for a in args]).get()
     # CUDA's math library rounds differently from the C library's in the last bits.
     _assert_same(got, want, args, ulps=64, gpu=True)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("lib", ["numpy", pytest.param("cupy", marks=_ON_GPU)])
+def test_expm1_keeps_tiny_arguments(lib, dtype):
+    """expm1(z) ~ z near 0 (CuPy's own exp(z) - 1 gives 0 at 1.2e-38 + 0j in complex64)."""
+    m = np if lib == "numpy" else pytest.importorskip("cupy")
+    tiny = float(np.finfo(dtype).tiny)
+    z = np.array([tiny, 1e-20 + 1e-20j, -3e-9j, 1e-7 - 2e-8j, 0.5 + 0.25j], dtype)
+    got = sem.expm1(m, m.asarray(z))
+    got = got if lib == "numpy" else got.get()
+    np.testing.assert_allclose(got, np.expm1(z), rtol=8 * np.finfo(dtype).eps, atol=0)
