@@ -53,11 +53,17 @@ _BUILTIN = {
 
 @cache
 def _mpi_type(dtype: np.dtype) -> MPI.Datatype | None:
+    """The MPI datatype of ``dtype``, or None where the library has none. mpi4py may name one
+    that the library then refuses (Open MPI 4.1's float16: MPI_ERR_TYPE at the first
+    collective), so each is tried once in a one-element broadcast to this process alone."""
     try:
         mpitype = MPI.Datatype.fromcode(dtype.char)
-    except (ValueError, KeyError):
+        if mpitype == MPI.DATATYPE_NULL or mpitype.Get_size() != dtype.itemsize:
+            return None
+        MPI.COMM_SELF.Bcast([np.zeros(1, dtype), 1, mpitype], root=0)
+    except (ValueError, KeyError, MPI.Exception):
         return None
-    return None if mpitype == MPI.DATATYPE_NULL else mpitype
+    return mpitype
 
 
 def _contiguous(buf: np.ndarray) -> np.ndarray:
@@ -277,6 +283,8 @@ class MPIComm:
                 self._comm.Allreduce([s[lo:hi], hi - lo, rtype], [o[lo:hi], hi - lo, rtype], mpiop)
             return out
         mpitype = _mpi_type(send.dtype)
+        if mpitype is None and send.dtype == np.float16:  # a library without float16
+            return self.allreduce(send.astype(np.float32), op).astype(np.float16)
         if mpitype is None:
             raise TypeError(f"allreduce: no MPI datatype for dtype {send.dtype}")
         s, o = send.reshape(-1), out.reshape(-1)
@@ -293,6 +301,8 @@ class MPIComm:
         out = exscan_identity(_contiguous(buf), op)  # rank 0 keeps the identity
         send = _contiguous(buf).reshape(-1)
         mpitype = _mpi_type(send.dtype)
+        if mpitype is None and send.dtype == np.float16:  # a library without float16
+            return self.exscan(buf.astype(np.float32), op).astype(np.float16)
         if mpitype is None:
             raise TypeError(f"exscan: no MPI datatype for dtype {send.dtype}")
         recv = np.empty_like(send)
