@@ -30,7 +30,10 @@ def test_cross_matches_numpy(n):
     a, b = random_array((7, n), seed=1), random_array((7, n), seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # NumPy's 2-vectors
-        want = np.cross(a, b)
+        if n == 3:
+            want = np.cross(a, b)
+        else:  # the z component: NumPy 2.5 no longer takes 2-vectors
+            want = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
         for case in layouts(a.shape):
             x = distribute(a, *case)
             assert_equal(xdist.cross(x, distribute(b, *case)), want)

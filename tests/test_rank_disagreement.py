@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import RANK, SIZE
+from helpers import BACKEND, RANK, SIZE
 
 import xdist
 
@@ -16,7 +16,9 @@ several = pytest.mark.skipif(SIZE == 1, reason="one rank cannot disagree with it
 
 # An object array: NumPy's backend holds it with a dtype outside the standard; Torch cannot
 # hold it at all. Either way the same error on every rank.
-NONSTANDARD = "has a dtype that is not one of the standard's|is not an array of the torch backend"
+NONSTANDARD = (
+    f"has a dtype that is not one of the standard's|is not an array of the {BACKEND.name} backend"
+)
 
 
 def _block(shape=(2, 3), dtype="float64"):
