@@ -29,10 +29,11 @@ def test_lloyd_by_hand_is_scikit_learns():
     from sklearn.cluster import KMeans
 
     d = workloads.make_data("kmeans", 0.01)
-    ref = workloads.lloyd_numpy(d["X"], d["centers"])
+    ref = workloads.reference("kmeans", 0.01)["kmeans"]  # the data and the inertia
     km = KMeans(8, init=d["centers"], n_init=1, max_iter=30, tol=0.0).fit(d["X"])
     assert workloads.error("kmeans", ref, km.cluster_centers_) <= workloads.TOLERANCE["kmeans"]
-    # one iteration fewer is far outside the tolerance
+    assert abs(workloads.inertia(d["X"], km.cluster_centers_) - km.inertia_) < 1e-5 * km.inertia_
+    # one iteration fewer is outside the tolerance
     fewer = workloads.lloyd_numpy(d["X"], d["centers"], iters=km.n_iter_ - 1)
     assert workloads.error("kmeans", ref, fewer) > workloads.TOLERANCE["kmeans"]
 
@@ -100,3 +101,23 @@ def test_smoke_run(tmp_path):
         for name in ("workloads_ratios.png", "workloads_scaling.png"):
             assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
             assert "--scale 0.005" in (tmp_path / name).with_suffix(".txt").read_text()
+
+
+@pytest.mark.skipif(
+    os.environ.get("XDIST_BENCHMARK_TEST") == "0",
+    reason="tests/run.py runs the benchmark smoke runs once per command",
+)
+@pytest.mark.skipif(SIZE > 1, reason="one process is enough")
+def test_gpu_script_runs_its_logic_on_the_cpu():
+    """benchmarks/gpu.py (the four workloads on one GPU) with ``--device cpu``: every
+    contender checked against NumPy, timed and tabulated, as it runs on a GPU."""
+    pytest.importorskip("torch")
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "gpu.py"), "--device", "cpu"]
+    cmd += ["--contenders", "torch,xdist-torch", "--scale", "0.01", "--cdist-rows", "300"]
+    cmd += ["--rounds", "1", "--repeat", "1"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "OMPI"))}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "OFF" not in proc.stdout and "failed" not in proc.stdout, proc.stdout
+    for op in ("kmeans", "lasso_gram", "lasso_residual", "std0", "cdist"):
+        assert f"| {op} | xdist-torch |" in proc.stdout, proc.stdout
