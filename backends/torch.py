@@ -342,7 +342,8 @@ class TorchBackend(BackendBase):
                 if copy is False:
                     raise ValueError(f"asarray: copy=False, but host data must be copied to {dev}")
                 native = self.native_dtype(dtype)
-                host = obj if obj.flags.c_contiguous else np.array(obj, order="C")
+                plain = obj.flags.c_contiguous and obj.flags.writeable  # from_numpy warns
+                host = obj if plain else np.array(obj, order="C")
                 return torch.from_numpy(host).to(device=self.native_device(dev), dtype=native)
         return super().asarray(obj, dtype, device, copy)
 

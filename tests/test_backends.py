@@ -149,3 +149,31 @@ def test_torch_integer_matmul_for_gpus(sa, sb, dtypes):
     want = np.matmul(a, b)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+
+
+@_NEEDS_TORCH
+def test_torch_host_data_to_a_gpu(monkeypatch):
+    """NumPy data for a Torch GPU device is copied by from_numpy + to (Torch's asarray
+    refused 0-d arrays for CUDA): run here with the device's tensors kept on the CPU."""
+    import warnings
+
+    import torch
+
+    from xdist.backends.base import Device
+    from xdist.backends.torch import TorchBackend
+
+    gpu = Device("torch", "cuda", 0)
+    backend = TorchBackend()
+    monkeypatch.setattr(backend, "check_device", lambda device, func: gpu)
+    monkeypatch.setattr(backend, "native_device", lambda device: torch.device("cpu"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # from_numpy warns of a read-only array
+        for a in (np.float32(2.5) * np.ones(()), np.broadcast_to(np.arange(3.0), (2, 3)),
+                  np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::2]):  # fmt: skip
+            got = backend.asarray(a, device=gpu)
+            assert got.dtype == backend.native_dtype(a.dtype) and tuple(got.shape) == a.shape
+            np.testing.assert_array_equal(got.numpy(), a)
+        got = backend.asarray(np.arange(3), dtype=np.dtype("float32"), device=gpu)
+        assert got.dtype == torch.float32
+    with pytest.raises(ValueError, match=r"asarray: copy=False, but host data .* cuda:0"):
+        backend.asarray(np.arange(3.0), device=gpu, copy=False)
