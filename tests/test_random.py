@@ -66,7 +66,9 @@ def draw(name, shape, split, seed=SEED, skip=0):
 
 
 # The replicated draw of shape (6, 5), computed at one rank on the NumPy backend when the
-# tests were written: every rank count, split and backend must give these bytes. (Normals
+# tests were written (the integers of at most 2**16 values again when they moved to 32-bit
+# draws; test_engine_is_philox_by_index pins both definitions): every rank count, split and
+# backend must give these bytes. (Normals
 # depend on NumPy's log/cos/sin, whose last bit may differ between builds: see
 # test_normal_reference.)
 REFERENCE = {
@@ -74,9 +76,9 @@ REFERENCE = {
     "random32": 1504595587,
     "uniform": 298416375,
     "uniform32": 1933064821,
-    "int10": 1178681840,
-    "int8": 3745169075,
-    "uint8": 2902072566,
+    "int10": 1720178834,
+    "int8": 472183313,
+    "uint8": 4061186435,
     "int_big": 90324562,
     "int_full": 2533914642,
 }
@@ -147,10 +149,15 @@ def test_engine_is_philox_by_index():
             np.testing.assert_array_equal(
                 eng.uniform(stream, lo, hi, np.dtype("float32")), f32[lo:hi]
             )
-    for span in (1, 2, 3, 10, 2**32, 2**32 + 1, 3 * 2**61, 2**64 - 1, 2**64):
+    for span in (2**16 + 1, 2**32, 2**32 + 1, 3 * 2**61, 2**64 - 1, 2**64):
         got = eng.integers(stream, 0, 64, 0, span, np.uint64)
         want = np.array([(int(w) * span) >> 64 for w in raw], dtype=np.uint64)
         np.testing.assert_array_equal(got, want)
+    for span in (1, 2, 3, 10, 1000, 2**16 - 1, 2**16):  # a 32-bit half per element
+        want = np.array([(int(h) * span) >> 32 for h in halves], dtype=np.int64)
+        for lo, hi in [(0, 64), (1, 64), (3, 8), (5, 5), (2, 127)]:
+            got = eng.integers(stream, lo, hi, -7, span, np.int64)
+            np.testing.assert_array_equal(got, want[lo:hi] - 7)
 
 
 def test_default_dtypes():

@@ -18,8 +18,10 @@ of a call depends on outputs at fixed positions only:
   ``2k`` and ``2k+1``, ``r = sqrt(-2 log(1 - u1))``, ``psi = 2 pi u2 - pi/2``; element ``2k``
   is ``r cos(psi)`` and ``2k+1`` is ``r sin(psi)`` (computed in float64 as ``_box_muller``
   says, rounded to the dtype);
-- ``integers``: output ``j`` mapped to ``[0, r)`` by ``floor(o * r / 2**64)`` (the high word of
-  a 64 x 64-bit product), no rejection.
+- ``integers``: ``r`` values, no rejection. For ``r <= 2**16`` (``SMALL_SPAN``) the 32-bit
+  half ``h`` of output ``j // 2`` that ``uniform(float32)`` uses, mapped to ``[0, r)`` by
+  ``floor(h * r / 2**32)``; above, output ``j`` by ``floor(o * r / 2**64)`` (the high word of
+  a 64 x 64-bit product).
 
 The fast paths are NumPy's own C loops (``random_raw``, ``Generator.random``); the other maps
 run in chunks that stay in cache.
@@ -28,13 +30,17 @@ run in chunks that stay in cache.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Engine", "CHUNK"]
+__all__ = ["Engine", "CHUNK", "SMALL_SPAN"]
 
 CHUNK = 1 << 15  # elements per pass of the multi-step maps (256 KiB of float64: in L2)
+# integers of at most this many values take 32 bits each: half a Philox output, which is
+# the cost of NumPy's PCG64 integers (one output per element costs 1.8 times that)
+SMALL_SPAN = 1 << 16
 _LOW32 = np.uint64(0xFFFFFFFF)
 _32 = np.uint64(32)
 _HALF_PI = 0.5 * math.pi
@@ -100,9 +106,11 @@ class Engine:
 
     def integers(self, stream: int, lo: int, hi: int, low: int, span: int, dtype: Any):
         """Integers ``low + floor(o * span / 2**64)`` in ``[low, low + span)`` (``1 <= span <=
-        2**64``), as ``dtype``."""
-        self._at(stream, lo)
+        2**64``), as ``dtype``; from 32-bit halves for ``span <= SMALL_SPAN``."""
         dtype = np.dtype(dtype)
+        if span <= SMALL_SPAN:
+            return self._small_integers(stream, lo, hi, low, span, dtype)
+        self._at(stream, lo)
         out = np.empty(hi - lo, dtype=dtype)
         wide = dtype.itemsize == 8  # computed in place in the result's bytes
         work = None if wide else np.empty(CHUNK, dtype=np.uint64)
@@ -115,6 +123,31 @@ class Engine:
             if not wide:
                 out[a:b] = into.view(np.int64) if dtype.kind == "i" else into
         return out
+
+    def _small_integers(self, stream: int, lo: int, hi: int, low: int, span: int, dtype):
+        """``low + floor(h * span / 2**32)``, ``h`` the low (even index) or high (odd) 32-bit
+        half of output ``j // 2``, in ``[low, low + span)`` (``span <= 2**32``)."""
+        first = lo - lo % 2  # the first element of the first output used
+        self._at(stream, first // 2)
+        out = np.empty(hi - lo, dtype=dtype)
+        work = np.empty(2 * CHUNK, dtype=np.uint64)
+        r, offset = np.uint64(span), np.uint64(low % (1 << 64))  # modular: low may be < 0
+        for a in range(first, hi, 2 * CHUNK):
+            b = min(a + 2 * CHUNK, hi)
+            w = work[: b - a]
+            np.multiply(_halves(self._bits.random_raw(-(-(b - a) // 2)))[: b - a], r, out=w)
+            w >>= _32
+            w += offset
+            w = w[max(lo - a, 0) :]
+            out[max(a, lo) - lo : b - lo] = w.view(np.int64) if dtype.kind == "i" else w
+        return out
+
+
+def _halves(outputs: np.ndarray) -> np.ndarray:
+    """The 32-bit halves of 64-bit outputs, low then high (NumPy's ``next_uint32`` order)."""
+    if sys.byteorder == "little":
+        return outputs.view(np.uint32)
+    return np.stack([outputs & _LOW32, outputs >> _32], axis=1).astype(np.uint32).ravel()
 
 
 def _box_muller(u: np.ndarray, out: np.ndarray, work: np.ndarray) -> None:

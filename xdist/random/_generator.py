@@ -365,10 +365,12 @@ class Generator:
         """Integers in ``[low, high)`` (``[low, high]`` with ``endpoint=True``; ``[0, low)``
         when ``high`` is None).
 
-        Each element maps one 64-bit draw ``w`` to ``low + floor(w * r / 2**64)``, ``r`` the
-        number of values: no rejection, so every element costs one draw. The bias is below
-        ``r / 2**64`` relative: each value has probability within ``2**-64`` of ``1 / r``
-        (at most ``2**-32`` relative for ``r <= 2**32``); none when ``r`` is a power of two.
+        Each element maps one draw to ``low + floor(w * r / 2**b)``, ``r`` the number of
+        values: a 32-bit draw (``b = 32``, half a 64-bit output) when ``r <= 2**16``, else a
+        64-bit one; no rejection, so every element costs a fixed draw. Each value has
+        probability within ``2**-b`` of ``1 / r``, a relative bias below ``r / 2**b`` (at most
+        ``2**-16`` for the 32-bit draws, ``2**-32`` for ``r <= 2**32``); none when ``r`` is a
+        power of two.
 
         Parameters
         ----------
