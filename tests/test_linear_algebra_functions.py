@@ -3,6 +3,8 @@ picks, how much it communicates, and errors raised before any message."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from helpers import (
@@ -86,6 +88,23 @@ def test_rows_split_times_replicated_sends_nothing(counts):
     assert sum(sent.values()) == 0, sent
     assert (y.split, y.counts) == (0, x1.counts)
     assert_equal(y, g1 @ g2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "complex128"])
+def test_vector_dot_of_one_layout_is_one_allreduce(n, dtype):
+    """Two vectors of one layout (the steps of coordinate descent): the local dots and,
+    when split over several ranks, one allreduce of one element; uneven and empty blocks."""
+    g1 = random_array((n,), dtype, seed=1)
+    g2 = random_array((n,), dtype, seed=2)
+    for case in layouts((n,)):
+        x1, x2 = distribute(g1, *case), distribute(g2, *case)
+        with xdist.count_collectives() as sent:
+            y = x1 @ x2
+        split = case[0] is not None and SIZE > 1
+        assert sent == (Counter({"allreduce": 1}) if split else Counter()), (case, sent)
+        assert (y.shape, y.split, y.dtype) == ((), None, np.dtype(dtype))
+        assert_equal(y, np.asarray(g1 @ g2), rtol=1e-12)
 
 
 def test_replicated_times_columns_split_sends_nothing():

@@ -117,6 +117,22 @@ def _ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
     return total
 
 
+_SCALAR = Layout.replicated(())
+
+
+def _dot(x1: _array.Array, x2: _array.Array) -> _array.Array:
+    """``x1 @ x2`` of two vectors of one layout (the plan ``choose_plan`` gives them, without
+    its costs per call: latency-bound loops such as coordinate descent make one per step):
+    the local dot, summed over the ranks when split (one allreduce of one element)."""
+    comm, backend = x1._comm, x1._backend
+    block = backend.xp.matmul(x1._local, x2._local)
+    if not backend.is_block(block):  # NumPy gives a scalar
+        block = backend.asarray(block, device=backend.device_of(x1._local))
+    if x1._layout.split is not None and comm.size > 1:
+        block = allreduce_block(block, "sum", comm, backend)
+    return _array.Array._new(block, _SCALAR, comm, backend)
+
+
 def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     """The standard's ``matmul`` on distributed operands, with the plan that moves least
     among those that gather no split operand larger than ``gather_warning_elements`` (see
@@ -124,6 +140,8 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     _check_operands(x1, x2)
     comm, backend = x1._comm, x1._backend
     xp = backend.xp
+    if x1.ndim == 1 and x2.ndim == 1 and x1._layout == x2._layout:
+        return _dot(x1, x2)
     promoted = (x1.ndim == 1, x2.ndim == 1)
     b1, l1 = _promote(x1, 0) if promoted[0] else (x1._local, x1._layout)
     b2, l2 = _promote(x2, 1) if promoted[1] else (x2._local, x2._layout)
