@@ -37,4 +37,6 @@ def test_cluster_file(tmp_path):
     made = str(tmp_path) if RANK == 0 else None
     directory = bcast_text(made, 0, COMM)  # rank 0's folder, seen by every rank
     result = load("cluster_file").main(directory)
-    assert result["n_iter"] >= 1 and result["inertia"] == pytest.approx(3509.5, rel=1e-4)
+    # the inertia of the data the example draws with xdist.random (3509.5 before integers of
+    # few values took 32-bit draws: a new definition draws other data)
+    assert result["n_iter"] >= 1 and result["inertia"] == pytest.approx(3505.28, rel=1e-4)
