@@ -177,3 +177,35 @@ def test_torch_host_data_to_a_gpu(monkeypatch):
         assert got.dtype == torch.float32
     with pytest.raises(ValueError, match=r"asarray: copy=False, but host data .* cuda:0"):
         backend.asarray(np.arange(3.0), device=gpu, copy=False)
+
+
+@_NEEDS_TORCH
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "shape,axis,numpy_path",
+    [((3, 4096), (0,), True), ((2, 3, 4096), (0, 1), True), ((3, 4096), 0, True),
+     ((3, 4095), (0,), False), ((3, 4096), (1,), False), ((3, 4096), (0, 1), False),
+     ((3, 4096), None, False)],
+)  # fmt: skip
+def test_torch_sum_over_leading_axes_of_wide_rows(monkeypatch, dtype, shape, axis, numpy_path):
+    """A CPU float block summed over its leading axes with at least 4096 elements kept per
+    index runs NumPy's sum on a view (its column sums are faster there): NumPy's values and
+    dtype; other reductions, and tensors under autograd, stay Torch's."""
+    import torch
+
+    from xdist.backends import torch as backend_module
+
+    a = np.random.default_rng(1).standard_normal(shape).astype(dtype)
+    calls = []
+    real = np.sum
+    monkeypatch.setattr(backend_module.np, "sum", lambda *a, **k: calls.append(1) or real(*a, **k))
+    t = torch.from_numpy(a)
+    for keepdims in (False, True):
+        got = backend_module._sum(t, axis=axis, keepdims=keepdims)
+        want = real(a, axis=axis, keepdims=keepdims)
+        assert got.dtype == t.dtype and tuple(got.shape) == np.shape(want)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5 if dtype == "float32" else 1e-12)
+    assert bool(calls) == numpy_path
+    calls.clear()
+    assert backend_module._sum(t.clone().requires_grad_(), axis=axis).requires_grad
+    assert not calls
