@@ -347,14 +347,14 @@ class TorchBackend(BackendBase):
         return self._from[block.dtype]
 
     def asarray(self, obj: Any, dtype=None, device=None, copy=None) -> torch.Tensor:
-        if isinstance(obj, np.ndarray) and any(st < 0 for st in obj.strides):
-            # Torch cannot view negative strides (a reversed NumPy slice): copy it first.
-            if copy is False:
-                raise ValueError("asarray: copy=False, but Torch cannot share negative strides")
-            obj, copy = np.ascontiguousarray(obj), None
-        if isinstance(obj, np.ndarray) and dtype is None:
-            dtype = obj.dtype  # a TypeError for uint16/32/64, which Torch cannot compute with
         if isinstance(obj, np.ndarray):
+            if any(st < 0 for st in obj.strides):
+                # Torch cannot view negative strides (a reversed NumPy slice): copy it first.
+                if copy is False:
+                    raise ValueError("asarray: copy=False, but Torch cannot share negative strides")
+                obj, copy = np.ascontiguousarray(obj), None
+            if dtype is None:
+                dtype = obj.dtype  # a TypeError for uint16/32/64, which Torch cannot compute with
             dev = self.check_device(device, "asarray")
             if dev.kind != "cpu":  # host data is copied to the GPU (Torch's asarray refuses 0-d)
                 if copy is False:

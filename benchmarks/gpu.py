@@ -60,16 +60,6 @@ def sync(name: str) -> None:
         cupy.cuda.Device().synchronize()
 
 
-def to_host(v) -> np.ndarray:
-    if type(v).__module__.startswith("xdist"):
-        import xdist
-
-        return xdist.to_numpy(v)
-    if type(v).__module__.startswith("torch"):
-        return v.detach().cpu().numpy()
-    return np.asarray(v)
-
-
 def torch_ops(workload: str, d: dict) -> dict:
     import torch
 
@@ -158,7 +148,7 @@ def xdist_ops(workload: str, d: dict) -> dict:
 def check(workload: str, op: str, ref: dict, d: dict, got) -> float:
     """The result's error, to compare with the workload's tolerance (k-means: the relative
     difference of the inertia from NumPy's)."""
-    host = to_host(got)
+    host = W._host(got)
     if workload == "cdist":
         return W.cdist_error(host, d["X"], slice(None), slice(None))
     return W.error(workload, ref[op], host)
