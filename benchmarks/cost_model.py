@@ -422,10 +422,16 @@ def kmeans(
     return merged(setup, scaled(per_iter, iterations), scaled(changed, iterations - 1))
 
 
-def lasso(p: int, d: int, epochs: int, gram: bool, check_replicated: bool = False) -> Cost:
+def lasso(
+    p: int, d: int, epochs: int, gram: bool, check_replicated: bool = False, block: int = 16
+) -> Cost:
     """``xdist.ml.Lasso(tol=0)`` on float64 data split along samples. With the Gram matrix: a
     fixed number of reductions (means, X^T X, X^T y, norms) and a replicated descent with no
-    message; without: one 8-byte allreduce per coordinate per epoch (``X[:, j] @ R``).
+    message; without: the Gram matrix of each block of ``block`` coordinates once (one
+    allreduce each), then one allreduce of the block's scores ``X[:, B].T @ R`` each time a
+    sweep enters a block, all ``ceil(d / block)`` blocks every epoch (an upper bound, reached
+    when every block's coefficients change every sweep: a block entered again before the
+    residual changed sends nothing) or, for one block, once in all.
     Replicated arrays made inside (one with the Gram matrix, two without) agree on their
     metadata (an allgather of 66 ints each) and, with ``check_replicated``, a checksum (an
     allgather of one int each)."""
@@ -436,8 +442,12 @@ def lasso(p: int, d: int, epochs: int, gram: bool, check_replicated: bool = Fals
     agree = {"allgather": Traffic(calls, made * (528 + 8 * check_replicated), calls * (p - 1))}
     if gram:
         return merged(agree, {"allreduce": Traffic(6, 8 * (d * d + 2 * d + 4), 6 * (p - 1))})
-    setup = merged(agree, {"allreduce": Traffic(11, 8 * (4 * d + 7), 11 * (p - 1))})
-    return merged(setup, {"allreduce": Traffic(d * epochs, 8 * d * epochs, d * epochs * (p - 1))})
+    sizes = [min(block, d - s) for s in range(0, d, block)]
+    nb = len(sizes)
+    grams = {"allreduce": Traffic(nb, 8 * sum(b * b for b in sizes), nb * (p - 1))}
+    setup = merged(agree, grams, {"allreduce": Traffic(10, 8 * (3 * d + 7), 10 * (p - 1))})
+    loads, sent = (1, 8 * d) if nb == 1 else (nb * epochs, 8 * d * epochs)
+    return merged(setup, {"allreduce": Traffic(loads, sent, loads * (p - 1))})
 
 
 def cdist_expression(p: int, n: int, d: int, itemsize: int, budget: int = 65536) -> Cost:
@@ -539,7 +549,7 @@ LOCAL_WORK: dict[str, Callable[[int], tuple[float, float]]] = {
         100000 * 100 * 8 / p,
         2 * 100000 * 100 * 101 / p,
     ),
-    # per coordinate: X[:, j] @ R and R -= X[:, j] * delta
+    # per block of 16 coordinates: X[:, B].T @ R and R -= X[:, B] @ dw, each a pass over it
     "Lasso 100000x100 float64, 20 epochs, no Gram": lambda p: (
         20 * 2 * 100000 * 100 * 8 / p,
         20 * 4 * 100000 * 100 / p,

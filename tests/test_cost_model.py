@@ -187,15 +187,22 @@ def test_kmeans(iterations):
 
 
 @pytest.mark.parametrize("gram", [True, False])
-@pytest.mark.parametrize("d", [7, 4])
+@pytest.mark.parametrize("d", [7, 4, 40])
 def test_lasso(gram, d):
+    """d = 40: three blocks of coordinates, on strongly correlated columns so that every
+    block's coefficients change in every sweep (the model's upper bound is then exact)."""
     g = np.random.default_rng(0)
     X = g.standard_normal((300, d))
+    if d > 16:
+        X = X * 0.05 + g.standard_normal((300, 1))
     y = X @ g.standard_normal(d) + 0.1 * g.standard_normal(300)
     Xs, ys = distribute(X, 0), distribute(y, 0)
+    alpha = 0.1 if d <= 16 else 1e-5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tol=0 never converges
-        got = counted(lambda: Lasso(alpha=0.1, max_iter=4, tol=0.0, precompute=gram).fit(Xs, ys))
+        fit = Lasso(alpha=alpha, max_iter=4, tol=0.0, precompute=gram)
+        got = counted(lambda: fit.fit(Xs, ys))
+    assert fit.n_iter_ == 4
     assert got == cm.lasso(P, d, 4, gram, check_replicated=xdist.get_config().check_replicated)
 
 
