@@ -373,6 +373,11 @@ class BackendBase:
             return _UINT64
         return dtype
 
+    def matmul_into(self, a: Any, b: Any, out: Any) -> None:
+        """``out[...] = a @ b`` for ``out`` a view of a larger block (columns of a result
+        block) of the product's shape and dtype; the library's ``matmul`` then a copy here."""
+        out[...] = self.xp.matmul(a, b)
+
     def vecdot_last_axis(self, a: Any, b: Any) -> Any:
         """The library's own ``vecdot`` of two blocks of one dtype and shape along their last
         axis, when it beats a product and a sum; ``None`` where it does not (the caller then

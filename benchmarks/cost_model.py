@@ -453,31 +453,19 @@ def lasso(
 def cdist_expression(p: int, n: int, d: int, itemsize: int, budget: int = 65536) -> Cost:
     """``|a|^2[:, None] + |a|^2[None, :] - 2 a @ a.T`` with ``a`` ``(n, d)`` split along rows.
     The norms row is broadcast along its split axis, so it is gathered (one allgatherv).
-    ``a.T`` is split along its columns; with at most ``budget`` elements
-    (``gather_warning_elements``) the matmul gathers it too (one allgatherv more). Larger,
-    the planner takes the ring: ``a.T`` moves to its ``d`` rows split over the ranks (one
-    alltoallv; with ``d < p`` most ranks get no row) and ``p - 1`` sendrecv pass those blocks
-    around, empty ones included."""
+    ``a.T`` is split along its columns; the matmul passes its column blocks around the ranks
+    (the ``ringn`` plan: ``p - 1`` sendrecv, at step ``s`` rank ``r`` sends the ``d x n_q``
+    block of rank ``q = r - s``), except on more than 2 ranks with at most ``budget``
+    elements (``gather_warning_elements``), where one allgatherv of ``a.T`` moves as much in
+    fewer calls (on 2 ranks both are one call and the ring, which never makes ``a.T``
+    whole, wins the tie)."""
     if p == 1:
         return {}
     rows = balanced(n, p)
     norms = {"allgatherv": Traffic(1, max(rows) * itemsize, p - 1)}
-    if n * d <= budget:
+    if n * d <= budget and p > 2:
         return merged(norms, {"allgatherv": Traffic(1, max(rows) * d * itemsize, p - 1)})
-    kc = balanced(d, p)
-    relayout = busiest(
-        [
-            {
-                "alltoallv": (
-                    1,
-                    (d - kc[r]) * rows[r] * itemsize,
-                    sum(1 for q in range(p) if q != r and kc[q]) if rows[r] else 0,
-                )
-            }
-            for r in range(p)
-        ]
-    )
-    return merged(norms, relayout, matmul_ring(p, d, n, itemsize, kc))
+    return merged(norms, matmul_ring(p, n, d, itemsize, rows))
 
 
 # -- time on a network ----------------------------------------------------------------------------

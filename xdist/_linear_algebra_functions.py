@@ -117,6 +117,27 @@ def _ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
     return total
 
 
+def _column_ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
+    """This rank's block of ``x1 @ x2`` for ``x1``'s rows here and ``x2`` split on n: at step
+    ``s`` the rank holds the ``x2`` block of rank ``rank - s``, writes its product with the
+    whole ``x1`` block into that rank's columns of the result block, and passes it to the
+    next rank (``p - 1`` ``sendrecv``). Memory: two ``x2`` blocks at a time and the result
+    block, written once; nothing of the result's size is added."""
+    me, p = comm.rank, comm.size
+    device = backend.device_of(b2)
+    batch = broadcast_shapes([b1.shape[:-2], b2.shape[:-2]], "matmul")
+    dtype = np.result_type(backend.dtype_of(b1), backend.dtype_of(b2))
+    out = backend.empty((*batch, b1.shape[-2], plan.x2.shape[-1]), dtype, device)
+    for step in range(p):
+        owner = (me - step) % p
+        lo, hi = plan.x2.local_range(owner)
+        backend.matmul_into(b1, b2, out[..., lo:hi])
+        if step < p - 1:  # the block of rank owner - 1 arrives from the rank before
+            shape = plan.x2.local_shape((owner - 1) % p)
+            b2 = sendrecv_block(b2, (me + 1) % p, shape, (me - 1) % p, comm, backend, device)
+    return out
+
+
 _SCALAR = Layout.replicated(())
 
 
@@ -152,7 +173,8 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     b1 = redistribute_block(b1, l1, plan.x1, comm, backend)
     b2 = redistribute_block(b2, l2, plan.x2, comm, backend)
     if plan.ring and comm.size > 1:
-        block = _ring_product(b1, b2, plan, comm, backend)
+        ring = _column_ring_product if plan.columns else _ring_product
+        block = ring(b1, b2, plan, comm, backend)
     else:
         block = xp.matmul(b1, b2)
     if plan.reduce and comm.size > 1:  # partial sums over the ranks' parts of k

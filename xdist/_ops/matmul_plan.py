@@ -14,6 +14,7 @@ N     whole                          whole                         replicated
 R     split on m                     whole                         split on m (x1's counts)
 C     whole                          split on n                    split on n (x2's counts)
 ring  split on m                     split on k                    split on m (x1's counts)
+ringn split on m                     split on n                    split on m (x1's counts)
 B     split on batch axis j (whole   split on batch axis j (whole  split on j
       where it broadcasts along j)   where it broadcasts along j)
 K     split on k, counts c           split on k, the same counts   partial sums, then ONE
@@ -24,7 +25,11 @@ K     split on k, counts c           split on k, the same counts   partial sums,
 columns of its x1 block that match the x2 block it holds, adds the product to its result
 block and sends that x2 block on to the next rank (``p - 1`` ``sendrecv``). Memory per rank:
 its x1 block, two x2 blocks (the one held and the one arriving) and its result block; no
-operand is ever whole on a rank.
+operand is ever whole on a rank. ``ringn`` passes x2's column blocks around the same way
+(x2 split on n, as ``a.T`` of an ``a`` split on rows is): at each step a rank writes the
+product of its x1 block and the x2 block it holds into those columns of its result block, so
+no step adds a partial product of the result's size (the k ring adds ``p``), and x2 needs no
+all-to-all to rows when it is split on n already. Memory: the same as the ring's.
 
 Every plan is feasible for any input layouts: an operand is brought to the layout the plan
 needs by ``redistribute_block`` (same layout or replicated source: free, a local slice at
@@ -42,8 +47,9 @@ then to fewer operands changing layout (so a plan that uses the operands as they
 also on one rank), then to table order.
 Candidates: N; R and C with the counts of an operand already split there (else balanced;
 never along a dimension added by promotion); ring with R's counts for x1 and x2's counts on
-k (else balanced); B for each batch axis an operand is split on, with its counts; K with the
-counts of either operand's split on k, and balanced counts.
+k (else balanced); ringn with R's counts for x1 and x2's counts on n (else balanced); B for
+each batch axis an operand is split on, with its counts; K with the counts of either
+operand's split on k, and balanced counts.
 """
 
 from __future__ import annotations
@@ -103,6 +109,9 @@ class Plan:
     out: Layout  # for K: the layout after the allreduce (replicated)
     reduce: bool = False  # the local products are partial sums, added by one allreduce
     ring: bool = False  # x2's blocks pass around the ranks (p steps, p - 1 sendrecv)
+    # ring over x2's columns (n): each step fills columns of the result (False: over k, each
+    # step adds a partial product)
+    columns: bool = False
 
 
 def _ranges(layout: Layout, rank: int) -> list[tuple[int, int]]:
@@ -210,6 +219,17 @@ def candidate_plans(
             Layout(x2.shape, x2.ndim - 2, ck),
             Layout(shape, nd - 2, c),
             ring=True,
+        )
+    if not promoted[0] and not promoted[1]:
+        c = _counts_on(x1, x1.ndim - 2, nranks)
+        cn = _counts_on(x2, x2.ndim - 1, nranks)
+        yield Plan(
+            "ringn",
+            Layout(x1.shape, x1.ndim - 2, c),
+            Layout(x2.shape, x2.ndim - 1, cn),
+            Layout(shape, nd - 2, c),
+            ring=True,
+            columns=True,
         )
     for x in (x1, x2):
         if x.split is not None and x.split < x.ndim - 2:
