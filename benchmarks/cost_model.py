@@ -423,15 +423,23 @@ def kmeans(
 
 
 def lasso(
-    p: int, d: int, epochs: int, gram: bool, check_replicated: bool = False, block: int = 16
+    p: int,
+    d: int,
+    epochs: int,
+    gram: bool,
+    check_replicated: bool = False,
+    block: int = 16,
+    changed: int | None = None,
 ) -> Cost:
     """``xdist.ml.Lasso(tol=0)`` on float64 data split along samples. With the Gram matrix: a
     fixed number of reductions (means, X^T X, X^T y, norms) and a replicated descent with no
     message; without: the Gram matrix of each block of ``block`` coordinates once (one
-    allreduce each), then one allreduce of the block's scores ``X[:, B].T @ R`` each time a
-    sweep enters a block, all ``ceil(d / block)`` blocks every epoch (an upper bound, reached
-    when every block's coefficients change every sweep: a block entered again before the
-    residual changed sends nothing) or, for one block, once in all.
+    allreduce each), each block's scores ``X[:, B].T @ R`` once (one allreduce each, when the
+    first sweep enters it), and the Gram columns ``X.T @ X[:, B]`` of each of the ``changed``
+    blocks whose coefficients change (default: all; one allreduce each, the first time),
+    within the descent's budget of Gram columns (``CROSS_GRAM_ELEMENTS``, 2**22 elements:
+    d x d fits for d up to 2048); then nothing per epoch: the duality gap takes ``X.T @ R``
+    from the kept scores.
     Replicated arrays made inside (one with the Gram matrix, two without) agree on their
     metadata (an allgather of 66 ints each) and, with ``check_replicated``, a checksum (an
     allgather of one int each)."""
@@ -444,10 +452,12 @@ def lasso(
         return merged(agree, {"allreduce": Traffic(6, 8 * (d * d + 2 * d + 4), 6 * (p - 1))})
     sizes = [min(block, d - s) for s in range(0, d, block)]
     nb = len(sizes)
+    changed = nb if changed is None else changed
     grams = {"allreduce": Traffic(nb, 8 * sum(b * b for b in sizes), nb * (p - 1))}
-    setup = merged(agree, grams, {"allreduce": Traffic(10, 8 * (3 * d + 7), 10 * (p - 1))})
-    loads, sent = (1, 8 * d) if nb == 1 else (nb * epochs, 8 * d * epochs)
-    return merged(setup, {"allreduce": Traffic(loads, sent, loads * (p - 1))})
+    setup = merged(agree, grams, {"allreduce": Traffic(9, 8 * (2 * d + 7), 9 * (p - 1))})
+    scores = {"allreduce": Traffic(nb, 8 * d, nb * (p - 1))}
+    cross = {"allreduce": Traffic(changed, 8 * d * sum(sizes[:changed]), changed * (p - 1))}
+    return merged(setup, scores, cross)
 
 
 def cdist_expression(p: int, n: int, d: int, itemsize: int, budget: int = 65536) -> Cost:
@@ -537,10 +547,11 @@ LOCAL_WORK: dict[str, Callable[[int], tuple[float, float]]] = {
         100000 * 100 * 8 / p,
         2 * 100000 * 100 * 101 / p,
     ),
-    # per block of 16 coordinates: X[:, B].T @ R and R -= X[:, B] @ dw, each a pass over it
+    # the scores X.T @ R, the blocks' Gram matrices and the Gram columns of the changing
+    # block(s) (a pass over X each), then per epoch R -= X[:, B] @ dw (16 of the 100 columns)
     "Lasso 100000x100 float64, 20 epochs, no Gram": lambda p: (
-        20 * 2 * 100000 * 100 * 8 / p,
-        20 * 4 * 100000 * 100 / p,
+        (3 * 100000 * 100 + 20 * 16 * 100000) * 8 / p,
+        (2 * 100000 * 100 * (1 + 16 + 16) + 20 * 2 * 16 * 100000) / p,
     ),
     "mean all 8192x8192 float64": lambda p: (8192 * 8192 * 8 / p, 8192 * 8192 / p),
     "std all 8192x8192 float64": lambda p: (8192 * 8192 * 8 / p, 3 * 8192 * 8192 / p),

@@ -10,9 +10,11 @@ Gram problem of the centered data comes from a few reductions, without a centere
 X where the means allow it (``_centered_gram``), and the descent runs on the replicated
 p x p problem with no further messages, in Python floats: the rows of the Gram matrix that
 the descent touches are read once, so a coordinate costs no namespace call. Otherwise
-the descent keeps the residual ``R = y - X w`` and visits the coordinates in blocks of
-``RESIDUAL_BLOCK``: a block costs one ``X[:, B].T @ R`` (one allreduce on samples split
-over ranks) and one local residual update (``_ResidualScore``).
+the descent keeps the residual ``R = y - X w`` and the scores ``X.T @ R``, and visits the
+coordinates in blocks of ``RESIDUAL_BLOCK``: a block's scores cost one ``X[:, B].T @ R``
+(one allreduce on samples split over ranks) when first needed, and a change of its
+coefficients one local residual update and, the first time, the Gram columns ``X.T @ X[:,
+B]`` (one allreduce) that keep every score up to date (``_ResidualScore``).
 
 ``selection="random"`` draws the coordinates from a RandomState agreed on every rank
 (``agreed_random_state``), so ``coef_`` is the same on every rank and, for an int
@@ -127,8 +129,12 @@ class Lasso(RegressorMixin, BaseEstimator):
         if self.warm_start and hasattr(self, "coef_") and self.coef_.shape == (p,):
             w0 = [float(self.coef_[j]) for j in range(p)]
         gram = self.precompute is True or (self.precompute == "auto" and n > p)
+        shift = None  # residual descent: X's means, taken off its column copy
         if gram and self.fit_intercept and sw is None:  # no centered copy of X
             Q, q, y_norm2, x_mean, y_mean = _centered_gram(xp, X, y, "Lasso.fit")
+        elif self.fit_intercept and sw is None:  # centered in the descent's column copy
+            shift, y_mean = finite_mean(xp, X, "Lasso.fit"), xp.mean(y)
+            x_mean, y = shift, y - y_mean
         else:
             X, y, x_mean, y_mean = _center(xp, X, y, sw, self.fit_intercept, "Lasso.fit")
             if gram:
@@ -140,7 +146,7 @@ class Lasso(RegressorMixin, BaseEstimator):
         if gram:
             w, gap, n_iter = _cd_gram(xp, Q, q, y_norm2, *args)
         else:
-            w, gap, n_iter = _cd_residual(xp, X, y, *args)
+            w, gap, n_iter = _cd_residual(xp, X, y, *args, shift=shift)
         self.coef_ = xp.asarray(w, dtype=X.dtype, device=device(X))
         if self.fit_intercept:
             self.intercept_ = y_mean - xp.sum(x_mean * self.coef_)
@@ -335,6 +341,10 @@ class _GramScore:
 # lets b coordinates share one ``X[:, B].T @ R`` (one allreduce) and one residual update.
 # Measured (benchmarks/workloads.py, 100000 x 100 float64): 16 beats 8 and 32.
 RESIDUAL_BLOCK = 16
+# Elements of the columns ``X.T @ X[:, B]`` of the Gram matrix that the residual descent may
+# hold (replicated, float64: 32 MiB), formed for the blocks whose coefficients change, in the
+# order they first change; past it, a block's change makes every other block read X again.
+CROSS_GRAM_ELEMENTS = 1 << 22
 
 
 class _ResidualScore:
@@ -342,40 +352,59 @@ class _ResidualScore:
     consecutive coordinates.
 
     The columns are copied once into the rows of ``X.T`` (``stack``), so that a block reads
-    contiguous columns, as scikit-learn asks for Fortran-ordered ``X``. For a block B,
-    ``c = X[:, B].T @ R`` is computed once (one allreduce when samples are split); within
-    the block, ``X[:, j] @ R`` after the updates ``dw`` of the block's earlier coordinates
-    is ``c_j - sum_k G_jk dw_k`` with the block's Gram ``G = X[:, B].T @ X[:, B]``, formed
-    once per fit, in Python floats; ``R -= X[:, B] @ dw`` once when the block ends. That is
-    the arithmetic of one coordinate at a time (scikit-learn's) up to rounding, with ``size``
-    times fewer messages and calls, and the residual read and written once per block
-    instead of once per coordinate. A block's scores are kept with the version of R they
-    belong to: a block visited again before R changed (a sweep without updates elsewhere,
-    or a single block) reads nothing. ``size=1`` (random selection) is one coordinate at a
-    time.
+    contiguous columns, as scikit-learn asks for Fortran-ordered ``X``, and centered there
+    (``shift``: the column means) rather than in a copy of X of their own. The scores
+    ``S = X.T @ R`` are kept in a replicated vector, a block's part computed when the block
+    is first entered (``X[:, B].T @ R``: one pass over the block, one allreduce). Within a
+    block, ``X[:, j] @ R`` after the updates ``dw`` of the block's earlier coordinates is
+    ``c_j - sum_k G_jk dw_k`` with the block's Gram ``G = X[:, B].T @ X[:, B]`` (formed once
+    per fit, in Python floats); when the block is left, ``R -= X[:, B] @ dw`` and ``S -= (X.T
+    @ X[:, B]) @ dw``, with that column panel of the Gram matrix formed (one pass over X, one
+    allreduce) the first time the block's coefficients change: glmnet's covariance updates,
+    for the blocks that change only. So a sweep reads X only where the support grew, and
+    sends nothing once every block's scores are known, as the Gram descent. The panels are
+    held up to ``CROSS_GRAM_ELEMENTS``; past that, a change of such a block invalidates every
+    block's scores, which are computed again from R when entered (one pass, one allreduce
+    each). The arithmetic is scikit-learn's, one coordinate at a time, up to rounding.
+    ``size=1`` (random selection) is one coordinate at a time.
     """
 
-    def __init__(self, xp, X, y, w, size):
+    def __init__(self, xp, X, y, w, size, shift=None):
         p = X.shape[1]
         self.xp, self.size = xp, size
         self.cols = xp.stack([X[:, j] for j in range(p)])
+        if shift is not None:  # centered here, in place: no centered copy of X besides
+            self.cols -= shift[:, None]
         self.panels = [self.cols[s : min(s + size, p), ...] for s in range(0, p, size)]
         self.gram = [[floats(xp, g) for g in xp.unstack(P @ P.T)] for P in self.panels]
         self.diag = [self.gram[j // size][j % size][j % size] for j in range(p)]
         self.y = xp.zeros_like(self.cols[0, ...])  # y laid out as X's rows (in place: one
         self.y += y  # move, if y's blocks differ), so that R needs no move per block
-        self.R = self.y - X @ _vec(xp, w, y)
+        self.R = self.y - _vec(xp, w, y) @ self.cols
+        self.S = xp.zeros(p, dtype=X.dtype, device=device(X))  # X.T @ R, where valid
+        self.valid = [False] * len(self.panels)
+        self.cross: dict[int, object] = {}  # block -> X.T @ X[:, B] (None: past the budget)
+        self.cross_elements = 0
+        self.changes = 0  # updates of R so far
         self.block, self.c, self.dw, self.dw_arr = -1, [], [], None
-        self.version = 0  # how many times R changed; a block's scores as of a version:
-        self.scores: dict[int, tuple[int, list[float]]] = {}
+
+    def correlations(self):
+        """``X.T @ R``: the kept scores where every block's are known, else a pass over X."""
+        self.flush()
+        return self.S if all(self.valid) else self.cols @ self.R
 
     def __call__(self, j, w_j):
         k = j // self.size
         if k != self.block:
             self.flush()
-            version, c = self.scores.get(k, (-1, None))
-            if version != self.version:  # R changed since: one pass over the block
-                c = floats(self.xp, self.panels[k] @ self.R)
+            lo, hi = k * self.size, k * self.size + self.panels[k].shape[0]
+            if self.valid[k]:
+                c = floats(self.xp, self.S[lo:hi])
+            else:  # one pass over the block
+                scores = self.panels[k] @ self.R
+                self.S[lo:hi] = scores
+                self.valid[k] = True
+                c = floats(self.xp, scores)
             self.block, self.c, self.dw = k, c, [0.0] * len(c)
         return self.c[j % self.size] + w_j * self.diag[j]
 
@@ -389,13 +418,29 @@ class _ResidualScore:
         self.dw_arr[i] = self.dw[i]
 
     def flush(self):
-        """Bring R up to date with the current block's updates."""
+        """Bring R and the scores of every block up to date with the current block's
+        updates."""
+        B = self.block
         if self.dw_arr is not None:
-            self.R -= self.dw_arr @ self.panels[self.block]
-            self.version += 1
-        if self.block >= 0:  # its scores follow its own updates through its Gram
-            self.scores[self.block] = (self.version, self.c)
+            self.R -= self.dw_arr @ self.panels[B]
+            self.changes += 1
+            cross = self._cross(B)
+            if cross is None:
+                self.valid = [False] * len(self.valid)
+            else:
+                self.S -= cross @ self.dw_arr
         self.block, self.dw, self.dw_arr = -1, [], None
+
+    def _cross(self, B):
+        """``X.T @ X[:, B]`` (replicated, p x b), formed on first use within the budget."""
+        if B not in self.cross:
+            elements = self.cols.shape[0] * self.panels[B].shape[0]
+            if self.cross_elements + elements > CROSS_GRAM_ELEMENTS:
+                self.cross[B] = None
+            else:
+                self.cross[B] = self.cols @ self.panels[B].T
+                self.cross_elements += elements
+        return self.cross[B]
 
 
 def _vec(xp, values, like):
@@ -426,18 +471,23 @@ def _dual_norm_list(xta, l1, positive):
     return max(xta) if positive else max(abs(v) for v in xta)
 
 
-def _cd_residual(xp, X, y, w, l1, max_iter, tol, rng, random, positive, say):
+def _cd_residual(xp, X, y, w, l1, max_iter, tol, rng, random, positive, say, shift=None):
     """Coordinate descent with residual updates (scikit-learn's default path), in blocks of
-    ``RESIDUAL_BLOCK`` coordinates (one at a time for random selection)."""
-    score = _ResidualScore(xp, X, y, w, 1 if random else RESIDUAL_BLOCK)
+    ``RESIDUAL_BLOCK`` coordinates (one at a time for random selection), on ``X - shift``."""
+    score = _ResidualScore(xp, X, y, w, 1 if random else RESIDUAL_BLOCK, shift)
     y = score.y
     y_norm2 = float(xp.sum(y * y))
 
+    last = [-1, 0.0]  # R's version at the last gap, and that gap
+
     def gap_fn():
         score.flush()
-        R = score.R
-        dual = _dual_norm(xp, score.cols @ R, l1, positive)
-        return _gap(l1, dual, float(xp.sum(R * R)), float(xp.sum(R * y)), w, positive)
+        if score.changes != last[0]:  # else: a sweep without updates, the same gap
+            R = score.R
+            dual = _dual_norm(xp, score.correlations(), l1, positive)
+            gap = _gap(l1, dual, float(xp.sum(R * R)), float(xp.sum(R * y)), w, positive)
+            last[:] = [score.changes, gap]
+        return last[1]
 
     args = (w, l1, max_iter, tol, tol * y_norm2, rng, random, positive, say)
     return _sweeps(score.diag, *args, score, gap_fn)

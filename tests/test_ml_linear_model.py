@@ -57,12 +57,18 @@ def test_matches_sklearn(precompute, alpha, positive, fit_intercept):
     assert ours.score(x, yy) == pytest.approx(sk.score(X, y), rel=1e-9)
 
 
+@pytest.mark.parametrize("budget", ["default", 0])
 @pytest.mark.parametrize("selection", ["cyclic", "random"])
 @pytest.mark.parametrize("positive", [False, True])
-def test_residual_blocks_match_sklearn(selection, positive):
+def test_residual_blocks_match_sklearn(selection, positive, budget, monkeypatch):
     """The residual descent over several blocks (37 features: blocks of 16, 16 and 5), with a
     zero column and a duplicated one, matches scikit-learn's one coordinate at a time: the
-    coefficients, the intercept and the number of sweeps, on uneven blocks of samples."""
+    coefficients, the intercept and the number of sweeps, on uneven blocks of samples; with
+    the Gram columns kept (the default budget) and without (budget 0: scores from R)."""
+    if budget == 0:
+        from xdist.ml import linear_model
+
+        monkeypatch.setattr(linear_model, "CROSS_GRAM_ELEMENTS", 0)
     X, y = make_regression(90, 37, n_informative=12, noise=1.0, random_state=4)
     X[:, 7] = 0.0
     X[:, 20] = X[:, 3]
@@ -79,6 +85,15 @@ def test_residual_blocks_match_sklearn(selection, positive):
         scale = np.abs(want).max()
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6 * scale)
     assert_same_on_every_rank(_np(ours.coef_))
+    if selection == "cyclic":  # stopped early: the duality gap from the kept X.T @ R
+        kw.update(tol=0.0, max_iter=3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sk = SKLasso(precompute=False, **kw).fit(X, y)
+            x, yy = distribute(X, 0, counts), distribute(y, 0, counts)
+            ours = Lasso(precompute=False, **kw).fit(x, yy)
+        _check(ours, sk)
+        assert ours.dual_gap_ == pytest.approx(sk.dual_gap_, rel=1e-6)
 
 
 @pytest.mark.parametrize("offset", [0.0, 3.0, 1e6])
@@ -110,23 +125,27 @@ def test_gram_path_is_one_reduction_per_fit():
     assert sum(gram.values()) < 12
 
 
+@pytest.mark.parametrize("budget", ["default", 0])
 @pytest.mark.parametrize("p", [5, 16, 37])
-def test_residual_descent_is_one_allreduce_per_block(p):
-    """precompute=False: a sweep over p coordinates makes one allreduce per block of
-    ``RESIDUAL_BLOCK`` coordinates (``X[:, B].T @ R``), whatever the updates, and none when
-    all fit in one block (its scores stay up to date through the block's Gram); one more
-    sweep adds exactly that. Random selection (one coordinate at a time): at most one per
-    coordinate."""
-    from xdist.ml.linear_model import RESIDUAL_BLOCK
+def test_residual_descent_collectives_per_sweep(p, budget, monkeypatch):
+    """precompute=False. Within the budget of Gram columns, once every block's scores and
+    the Gram columns of the blocks that change are known (the first sweeps), a sweep sends
+    nothing, cyclic or random. With no budget, a block's change makes every block compute
+    its scores again: one allreduce per block (``RESIDUAL_BLOCK`` coordinates) entered (none
+    for a single block, never left), at most one per coordinate for random selection, one
+    more sweep adding exactly that."""
+    from xdist.ml import linear_model
 
-    rng = np.random.default_rng(1)  # strongly correlated columns: no fixed point in 4 sweeps
+    if budget == 0:
+        monkeypatch.setattr(linear_model, "CROSS_GRAM_ELEMENTS", 0)
+    rng = np.random.default_rng(1)  # strongly correlated columns: no fixed point in 12 sweeps
     X = rng.standard_normal((45, 1)) + 0.05 * rng.standard_normal((45, p))
     y = X @ rng.standard_normal(p)
     x, yy = distribute(X, 0, uneven_counts(45, SIZE)), distribute(y, 0)
     per_sweep = {}
     for selection in ("cyclic", "random"):
         counts = []
-        for sweeps in (3, 4):
+        for sweeps in (11, 12):
             with xdist.count_collectives() as c, warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 kw = dict(alpha=1e-4, tol=0.0, max_iter=sweeps, selection=selection)
@@ -134,14 +153,15 @@ def test_residual_descent_is_one_allreduce_per_block(p):
             assert est.n_iter_ == sweeps
             counts.append(c)
         per_sweep[selection] = counts[1] - counts[0]
-    if SIZE > 1:  # one process makes no collective for a local matmul
-        blocks = -(-p // RESIDUAL_BLOCK)  # one block stays loaded from sweep to sweep
+    if SIZE == 1 or budget == "default":  # one process makes no collective for a matmul
+        assert per_sweep == {"cyclic": {}, "random": {}}
+    else:
+        blocks = -(-p // linear_model.RESIDUAL_BLOCK)
+        # one block is never left: its scores follow its updates through its own Gram
         assert per_sweep["cyclic"] == ({"allreduce": blocks} if blocks > 1 else {})
         # a coordinate drawn twice in a row keeps its block: at most one per coordinate
         assert set(per_sweep["random"]) == {"allreduce"}
         assert 0 < per_sweep["random"]["allreduce"] <= p
-    else:
-        assert per_sweep == {"cyclic": {}, "random": {}}
 
 
 def test_gram_descent_sends_nothing():
