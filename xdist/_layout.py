@@ -126,7 +126,13 @@ class Layout:
         n = self.shape[self.split]
         if not 0 <= index < n:
             raise IndexError(f"Layout.owner: index {index} out of range for size {n}")
-        return int(self.owners(np.asarray([index]))[0])
+        # the first rank whose block ends past index (empty blocks own nothing), as owners
+        return bisect.bisect_right(self.ends, index)
+
+    @cached_property
+    def ends(self) -> tuple[int, ...]:
+        """Global end index of each rank's block along the split axis."""
+        return tuple(o + c for o, c in zip(self.offsets, self.counts or ()))
 
     def owners(self, indices: np.ndarray) -> np.ndarray:
         """The rank holding each global index of the split axis, vectorized (indices must be

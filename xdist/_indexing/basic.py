@@ -274,8 +274,9 @@ def replicated_basic(x: _array.Array, items: tuple) -> _array.Array | None:
 
 def split_basic(x: _array.Array, items: tuple) -> _array.Array | None:
     """``x[items]`` for a split ``x`` and ints and slices of int bounds and a positive step,
-    with a slice (or nothing) on the split axis: each rank slices its block, and the result
-    keeps the exact counts, with no message; the same result as ``getitem_basic`` in a
+    with a slice (or nothing) on the split axis, or on one rank an int: each rank slices its
+    block, and the result keeps the exact counts (an int on the split axis: replicated),
+    with no message; the same result as ``getitem_basic`` in a
     fraction of its time. ``None`` for any other key, or where the library refuses it: the
     general path then raises xdist's error."""
     layout = x._layout
@@ -289,8 +290,10 @@ def split_basic(x: _array.Array, items: tuple) -> _array.Array | None:
     local_key: list[Any] = []
     for axis, k in enumerate(items):
         if type(k) is int:
-            if axis == split:
-                return None
+            if axis == split:  # the owner's piece, sent to every rank: the general path,
+                if x._comm.size > 1:  # but on one rank that is a view of the block
+                    return None
+                split = None
             local_key.append(k)
             continue
         if type(k) is not slice or not _plain_slice(k):
@@ -305,7 +308,7 @@ def split_basic(x: _array.Array, items: tuple) -> _array.Array | None:
             local_key.append(k)
         out_shape.append(n)
         out_strides.append(strides[axis] * step)
-    if out_axis is None:  # the split axis is after the key's items: taken whole
+    if split is not None and out_axis is None:  # the split axis after the key: taken whole
         out_axis = len(out_shape) + split - len(items)
         counts = layout.counts
     rest = shape[len(items) :]
@@ -315,7 +318,11 @@ def split_basic(x: _array.Array, items: tuple) -> _array.Array | None:
         block = x._local[(*local_key, Ellipsis)]
     except (IndexError, TypeError, ValueError):
         return None
-    out = _array.wrap_block(block, Layout.trusted(tuple(out_shape), out_axis, counts), x)
+    if split is None:  # an int on the split axis, one rank: replicated, as the general path
+        out_layout = Layout.replicated(tuple(out_shape))
+    else:
+        out_layout = Layout.trusted(tuple(out_shape), out_axis, counts)
+    out = _array.wrap_block(block, out_layout, x)
     note_strides(out, tuple(out_strides))
     return out
 
