@@ -16,8 +16,10 @@ Workloads (``--scale`` multiplies every row count; the columns stay):
   axis 0 (ddof 0): NumPy (1 thread), Torch (2 threads), JAX jit (2 cores), xdist;
 - cdist: the Euclidean distances of the 20000 x 18 float32 samples to each other (20000 x
   20000 out): NumPy by the expansion (1 thread), ``torch.cdist`` (2 threads), the expansion
-  jitted in JAX, xdist by the expression ``sqrt(maximum(|a|^2 + |b|^2 - 2 a @ b.T, 0))`` and
-  by scikit-learn's ``pairwise_distances`` with ``array_api_dispatch=True``.
+  jitted in JAX, xdist by the expression ``sqrt(maximum(|a|^2 + |b|^2 - 2 a @ b.T, 0))``
+  written as NumPy's row is (``G = a @ b.T``, then ``G *= -2``, ``G += ...`` in place: the
+  standard's in-place operators) and by scikit-learn's ``pairwise_distances`` with
+  ``array_api_dispatch=True``.
 
 Every contender is a long-lived process that the driver (this script without ``--serve``)
 commands over its stdin: one per peer library, each with its threads set before any import
@@ -457,9 +459,13 @@ def xdist_ops(workload: str, scale: float) -> dict:
         import sklearn
         from sklearn.metrics import pairwise_distances
 
-        def expression():
-            sq = xdist.sum(X * X, axis=1)
-            return xdist.sqrt(xdist.maximum(sq[:, None] + sq[None, :] - 2 * (X @ X.T), 0))
+        def expression():  # as NumPy's row: the standard's in-place operators where it has them
+            G = X @ X.T
+            sq = xdist.vecdot(X, X)
+            G *= -2
+            G += sq[:, None]
+            G += sq[None, :]
+            return xdist.sqrt(xdist.maximum(G, 0))
 
         def through_sklearn():
             with sklearn.config_context(array_api_dispatch=True):
