@@ -41,6 +41,41 @@ def test_in_place_matches_numpy(split, counts, op, other, dtype):
     assert_equal(x, expected, rtol=1e-6 if dtype in ("float32",) else 1e-15)
 
 
+VECTORS = {  # shape, split of an operand that broadcasts into a (7, 5) array
+    "column": ((7, 1), None),
+    "column-split": ((7, 1), 0),
+    "row": ((5,), None),
+    "row-split": ((1, 5), 1),
+    "row-1d-split": ((5,), 0),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("vec", list(VECTORS))
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("split,counts", layouts(SHAPE))
+def test_in_place_with_a_broadcast_operand(split, counts, op, vec, dtype):
+    """``x op= v`` with ``v`` a column or a row laid out otherwise than ``x`` (replicated, or
+    split along its own axis, as a vector of norms is): aligned to ``x``'s blocks as the
+    general path aligns it to its result's, then written into ``x``'s block (kept: no
+    temporary of x's size); a column split like x's rows sends nothing."""
+    g = random_array(SHAPE, dtype, seed=1)
+    shape, vsplit = VECTORS[vec]
+    h = random_array(shape, dtype, seed=2) + 3  # no zero divisors
+    x = distribute(g.copy(), split, counts)
+    vcounts = counts if (vsplit == 0 and split == 0 and shape[0] == 7) else None
+    v = distribute(h, vsplit, vcounts)
+    block = x.local
+    expected = OPS[op](g.copy(), h)
+    with xdist.count_collectives() as sent:
+        out = OPS[op](x, v)
+    assert out is x
+    assert x.local is block
+    if vcounts is not None or (vsplit is None and split is not None):
+        assert not sent, sent
+    assert_equal(x, expected, rtol=1e-15)
+
+
 def test_overlapping_operand_takes_the_general_path_where_the_library_refuses():
     """A view of the array's own block as the operand: NumPy buffers the overlap itself;
     Torch refuses a partial overlap, so the general path computes it: either way NumPy's

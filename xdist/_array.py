@@ -18,6 +18,7 @@ from ._config import get_config
 from ._dtypes import ALL_DTYPES
 from ._formatting import format_values, summary_indices
 from ._layout import Layout
+from ._movement.broadcast import align_block
 from ._movement.collectives import bcast_host, checksums
 from ._movement.gathers import warn_gather
 from ._movement.redistribute import redistribute_block
@@ -40,6 +41,19 @@ _IN_PLACE = {
     "multiply": operator.imul,
     "divide": operator.itruediv,
 }
+_OUT_OF_PLACE = {
+    "add": operator.add,
+    "subtract": operator.sub,
+    "multiply": operator.mul,
+    "divide": operator.truediv,
+}
+
+
+def _broadcasts_into(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` itself (an in-place operand's rule)."""
+    if len(shape) > len(target):
+        return False
+    return all(a in (1, b) for a, b in zip(shape[::-1], target[::-1]))
 
 
 class Array:
@@ -328,6 +342,26 @@ class Array:
             and other.dtype == self.dtype
         ):
             value = other._local
+        elif (
+            isinstance(other, Array)
+            and other._comm is self._comm
+            and other._backend is self._backend
+            and kind in "fc"
+            and other.dtype == self.dtype
+            and _broadcasts_into(other.shape, self.shape)
+        ):
+            # Another layout that broadcasts into self (a row or column of norms, say): the
+            # value aligned to self's blocks, as the general path aligns it to its result's,
+            # then written in place. Every rank has made the same messages by then, so where
+            # the library declines the in-place operator the same values are written back
+            # locally.
+            func = f"__i{name}__"
+            value = align_block(
+                other._local, other._layout, self._layout, self._comm, self._backend, func
+            )
+            if not self._backend.in_place(_IN_PLACE[name], self._local, value):
+                self._local[...] = _OUT_OF_PLACE[name](self._local, value)
+            return True
         else:
             return False
         return self._backend.in_place(_IN_PLACE[name], self._local, value)
