@@ -210,27 +210,13 @@ def candidate_plans(
     if not promoted[1]:
         c = _counts_on(x2, x2.ndim - 1, nranks)
         yield Plan("C", rep(x1.shape), Layout(x2.shape, x2.ndim - 1, c), Layout(shape, nd - 1, c))
-    if not promoted[0]:
+    if not promoted[0]:  # x2's blocks around the ranks, split on k or (not promoted) on n
         c = _counts_on(x1, x1.ndim - 2, nranks)
-        ck = _counts_on(x2, x2.ndim - 2, nranks)
-        yield Plan(
-            "ring",
-            Layout(x1.shape, x1.ndim - 2, c),
-            Layout(x2.shape, x2.ndim - 2, ck),
-            Layout(shape, nd - 2, c),
-            ring=True,
-        )
-    if not promoted[0] and not promoted[1]:
-        c = _counts_on(x1, x1.ndim - 2, nranks)
-        cn = _counts_on(x2, x2.ndim - 1, nranks)
-        yield Plan(
-            "ringn",
-            Layout(x1.shape, x1.ndim - 2, c),
-            Layout(x2.shape, x2.ndim - 1, cn),
-            Layout(shape, nd - 2, c),
-            ring=True,
-            columns=True,
-        )
+        rows, out = Layout(x1.shape, x1.ndim - 2, c), Layout(shape, nd - 2, c)
+        for name, axis in (("ring", x2.ndim - 2), ("ringn", x2.ndim - 1)):
+            if name == "ring" or not promoted[1]:
+                x2_at = Layout(x2.shape, axis, _counts_on(x2, axis, nranks))
+                yield Plan(name, rows, x2_at, out, ring=True, columns=name == "ringn")
     for x in (x1, x2):
         if x.split is not None and x.split < x.ndim - 2:
             axis = x.split + nd - x.ndim
