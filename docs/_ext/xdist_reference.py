@@ -1188,7 +1188,9 @@ _add(
     _ESTIMATOR + " With ``precompute=True`` (or ``'auto'`` and more samples than features) the "
     "Gram problem comes from a few reductions and the descent runs on the replicated "
     "``p x p`` problem with no further messages; otherwise (``precompute=False``, the "
-    "default) one allreduce per coordinate update.",
+    "default) coordinate blocks of 16: one allreduce for a block's scores when first "
+    "entered and one for its Gram columns when its coefficients first change, then none "
+    "per sweep (past a budget of Gram columns, one per block entered).",
     "model = Lasso(alpha=0.1).fit(X, y)\nprint(model.coef_)",
     BLOBS,
 )
@@ -1307,8 +1309,8 @@ for _name, _sends in {
     "KMeans.predict": {"allreduce": 1},
     "KMeans.transform": {"allreduce": 1},
     "KMeans.score": {"allreduce": 3},
-    "Lasso": {"allreduce": 101, "allgather": 2},
-    "Lasso.fit": {"allreduce": 101, "allgather": 2},
+    "Lasso": {"allreduce": 16, "allgather": 2},
+    "Lasso.fit": {"allreduce": 16, "allgather": 2},
     "Lasso.predict": {"allreduce": 1},
     "Lasso.score": {"allreduce": 6},
     "Moments": {"allreduce": 6},
