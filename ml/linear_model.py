@@ -389,8 +389,8 @@ class _ResidualScore:
         self.block, self.c, self.dw, self.dw_arr = -1, [], [], None
 
     def correlations(self):
-        """``X.T @ R``: the kept scores where every block's are known, else a pass over X."""
-        self.flush()
+        """``X.T @ R`` (after ``flush``): the kept scores where every block's are known, else
+        a pass over X."""
         return self.S if all(self.valid) else self.cols @ self.R
 
     def __call__(self, j, w_j):

@@ -76,10 +76,10 @@ def test_in_place_with_a_broadcast_operand(split, counts, op, vec, dtype):
     assert_equal(x, expected, rtol=1e-15)
 
 
-def test_overlapping_operand_takes_the_general_path_where_the_library_refuses():
+def test_overlapping_operand_where_the_library_refuses():
     """A view of the array's own block as the operand: NumPy buffers the overlap itself;
-    Torch refuses a partial overlap, so the general path computes it: either way NumPy's
-    values."""
+    Torch refuses a partial overlap, so the values are computed out of place and written
+    back: either way NumPy's values."""
     g = random_array((6,), "float64", seed=3)
     x = distribute(g.copy(), None)
     expected = g.copy()

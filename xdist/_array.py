@@ -35,17 +35,12 @@ __all__ = ["Array", "OPERATORS", "wrap_block", "writes_back"]
 OPERATORS: dict[str, Any] = {}
 
 # The in-place operators a block does itself (``Array._in_place``), by the standard's name.
+# The in-place operators a library may apply to a block, each with its out-of-place twin.
 _IN_PLACE = {
-    "add": operator.iadd,
-    "subtract": operator.isub,
-    "multiply": operator.imul,
-    "divide": operator.itruediv,
-}
-_OUT_OF_PLACE = {
-    "add": operator.add,
-    "subtract": operator.sub,
-    "multiply": operator.mul,
-    "divide": operator.truediv,
+    "add": (operator.iadd, operator.add),
+    "subtract": (operator.isub, operator.sub),
+    "multiply": (operator.imul, operator.mul),
+    "divide": (operator.itruediv, operator.truediv),
 }
 
 
@@ -326,45 +321,34 @@ class Array:
         """``self op= other`` written into the block by the library's own in-place operator
         (no temporary of the array's size, no copy back) where the result is the same as the
         general path's: a floating or complex array and a Python number of its kind, or an
-        array of the same dtype, layout, communicator and backend (no message either way).
-        ``False``, having written nothing, otherwise."""
+        array of the same dtype, communicator and backend whose shape broadcasts into
+        self's. An array laid out otherwise (a row or column of norms, say) is first aligned
+        to self's blocks, as the general path aligns it to its result's, so every rank has
+        made the same messages; from there, where the library declines its in-place operator
+        (autograd, an overlapping operand), the same values are written back locally.
+        ``False``, having written and sent nothing, otherwise."""
         kind = self.dtype.kind
+        in_place, out_of_place = _IN_PLACE[name]
         if type(other) in (int, float) or (type(other) is complex and kind == "c"):
-            if kind not in "fc":
-                return False
-            value = other
-        elif (
-            isinstance(other, Array)
-            and other._layout == self._layout
-            and other._comm is self._comm
-            and other._backend is self._backend
-            and kind in "fc"
-            and other.dtype == self.dtype
-        ):
-            value = other._local
-        elif (
+            return kind in "fc" and self._backend.in_place(in_place, self._local, other)
+        if not (
             isinstance(other, Array)
             and other._comm is self._comm
             and other._backend is self._backend
             and kind in "fc"
             and other.dtype == self.dtype
-            and _broadcasts_into(other.shape, self.shape)
         ):
-            # Another layout that broadcasts into self (a row or column of norms, say): the
-            # value aligned to self's blocks, as the general path aligns it to its result's,
-            # then written in place. Every rank has made the same messages by then, so where
-            # the library declines the in-place operator the same values are written back
-            # locally.
-            func = f"__i{name}__"
-            value = align_block(
-                other._local, other._layout, self._layout, self._comm, self._backend, func
-            )
-            if not self._backend.in_place(_IN_PLACE[name], self._local, value):
-                self._local[...] = _OUT_OF_PLACE[name](self._local, value)
-            return True
-        else:
             return False
-        return self._backend.in_place(_IN_PLACE[name], self._local, value)
+        value = other._local
+        if other._layout != self._layout:  # (the same layout: the hot path, nothing to do)
+            if not _broadcasts_into(other.shape, self.shape):
+                return False
+            value = align_block(
+                value, other._layout, self._layout, self._comm, self._backend, f"__i{name}__"
+            )
+        if not self._backend.in_place(in_place, self._local, value):
+            self._local[...] = out_of_place(self._local, value)
+        return True
 
     def __add__(self, other):
         return self._binary(other, "add")

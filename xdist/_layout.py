@@ -140,7 +140,7 @@ class Layout:
         indices = np.asarray(indices, dtype=np.int64)
         if self.split is None:
             return np.zeros(indices.shape, dtype=np.int64)
-        ends = np.cumsum(np.asarray(self.counts, dtype=np.int64))
+        ends = np.asarray(self.ends, dtype=np.int64)
         return np.searchsorted(ends, indices, side="right").astype(np.int64)
 
     def origin(self, rank: int) -> list[int]:

@@ -98,43 +98,43 @@ def _remove_axis(block: Any, layout: Layout, axis: int, xp: Any) -> tuple[Any, L
     return xp.squeeze(block, axis=axis), Layout(shape, split, layout.counts)
 
 
-def _ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
-    """This rank's block of ``x1 @ x2`` for ``x1``'s rows here and ``x2`` split on k: at
-    step ``s`` the rank holds the ``x2`` block of rank ``rank - s``, multiplies the columns
-    of its ``x1`` block that match it, and passes it to the next rank (``p - 1``
-    ``sendrecv``). Memory: two ``x2`` blocks at a time, never the whole of ``x2``."""
-    xp, me, p = backend.xp, comm.rank, comm.size
+def _ring_blocks(b2: Any, plan: Plan, comm: Any, backend: Any):
+    """The ``x2`` blocks a rank holds as they pass around the ring: at step ``s`` the block
+    of rank ``owner = rank - s`` (yielded with its range of ``x2``'s split axis), then sent
+    on to the next rank while the block of ``owner - 1`` arrives from the rank before
+    (``p - 1`` ``sendrecv``). Memory: two ``x2`` blocks at a time, never the whole of
+    ``x2``. Every rank must take every step."""
+    me, p = comm.rank, comm.size
     device = backend.device_of(b2)
-    total = None
     for step in range(p):
         owner = (me - step) % p
-        lo, hi = plan.x2.local_range(owner)
-        part = xp.matmul(b1[..., lo:hi], b2)
-        total = part if total is None else total + part
-        if step < p - 1:  # the block of rank owner - 1 arrives from the rank before
+        yield plan.x2.local_range(owner), b2
+        if step < p - 1:
             shape = plan.x2.local_shape((owner - 1) % p)
             b2 = sendrecv_block(b2, (me + 1) % p, shape, (me - 1) % p, comm, backend, device)
+
+
+def _ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
+    """This rank's block of ``x1 @ x2`` for ``x1``'s rows here and ``x2`` split on k: each
+    ``x2`` block of the ring times the columns of the ``x1`` block that match it, the
+    products added."""
+    total = None
+    for (lo, hi), block in _ring_blocks(b2, plan, comm, backend):
+        part = backend.xp.matmul(b1[..., lo:hi], block)
+        total = part if total is None else total + part
     return total
 
 
 def _column_ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
-    """This rank's block of ``x1 @ x2`` for ``x1``'s rows here and ``x2`` split on n: at step
-    ``s`` the rank holds the ``x2`` block of rank ``rank - s``, writes its product with the
-    whole ``x1`` block into that rank's columns of the result block, and passes it to the
-    next rank (``p - 1`` ``sendrecv``). Memory: two ``x2`` blocks at a time and the result
-    block, written once; nothing of the result's size is added."""
-    me, p = comm.rank, comm.size
-    device = backend.device_of(b2)
+    """This rank's block of ``x1 @ x2`` for ``x1``'s rows here and ``x2`` split on n: the
+    whole ``x1`` block times each ``x2`` block of the ring, written into those columns of
+    the result block (written once; nothing of the result's size is added)."""
     batch = broadcast_shapes([b1.shape[:-2], b2.shape[:-2]], "matmul")
     dtype = np.result_type(backend.dtype_of(b1), backend.dtype_of(b2))
-    out = backend.empty((*batch, b1.shape[-2], plan.x2.shape[-1]), dtype, device)
-    for step in range(p):
-        owner = (me - step) % p
-        lo, hi = plan.x2.local_range(owner)
-        backend.matmul_into(b1, b2, out[..., lo:hi])
-        if step < p - 1:  # the block of rank owner - 1 arrives from the rank before
-            shape = plan.x2.local_shape((owner - 1) % p)
-            b2 = sendrecv_block(b2, (me + 1) % p, shape, (me - 1) % p, comm, backend, device)
+    shape = (*batch, b1.shape[-2], plan.x2.shape[-1])
+    out = backend.empty(shape, dtype, backend.device_of(b2))
+    for (lo, hi), block in _ring_blocks(b2, plan, comm, backend):
+        backend.matmul_into(b1, block, out[..., lo:hi])
     return out
 
 
