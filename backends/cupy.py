@@ -22,6 +22,7 @@ import numpy as np
 
 from . import numpy_semantics
 from .base import STANDARD_DTYPES, BackendBase, Device
+from .moments import MIN_ROWS, from_shifted_sums
 from .standard_semantics import corrected_namespace
 
 __all__ = ["CuPyBackend", "backend"]
@@ -79,6 +80,50 @@ SPECIAL_ON_HOST = {
     # float32 computed in float32: up to 5e-5 relative from SciPy (which computes in double).
     **dict.fromkeys(["betaincinv", "fdtri"], "float32 results 5e-5 from SciPy's"),
 }
+
+
+# The sums of d = x - shift and of d * d in one read of x, as the real and imaginary parts of
+# one complex128 sum (one reduction kernel, two results, accumulated in double).
+_SHIFTED_SUMS = cupy.ReductionKernel(
+    "T x, float64 shift",
+    "complex128 sums",
+    "_xdist_shifted(x, shift)",
+    "a + b",
+    "sums = a",
+    "complex<double>(0, 0)",
+    "xdist_shifted_sums",
+    reduce_type="complex<double>",
+    preamble="""
+__device__ complex<double> _xdist_shifted(double x, double shift) {
+    double d = x - shift;
+    return complex<double>(d, d * d);
+}""",
+)
+_GROUPS = 4096  # a whole block reduced as this many rows at once, then their sums added
+
+
+def shifted_moments(block: cupy.ndarray, axes: tuple[int, ...], n: int):
+    """``(mean, correction, M2)`` of a float32/float64 block over ``axes`` (kept) in float64
+    by the shifted-data algorithm of ``moments.chunked``, reading the block once: the shift
+    is the mean of the first ``MIN_ROWS`` indices of each reduced axis, and one reduction
+    kernel sums ``d`` and ``d * d``. A whole contiguous block is reduced as ``_GROUPS`` rows
+    in parallel (and its last few elements), then their sums are added: CuPy reduces each
+    output in one thread block. ``None`` where the layout or the data do not allow it
+    (``moments.from_shifted_sums``)."""
+    if not axes or block.dtype not in (cupy.float32, cupy.float64) or block.size == 0:
+        return None
+    first = tuple(slice(0, MIN_ROWS) if a in axes else slice(None) for a in range(block.ndim))
+    shift = cupy.mean(block[first], axis=axes, keepdims=True, dtype=cupy.float64)
+    if len(axes) == block.ndim and block.flags.c_contiguous:
+        flat, s = block.reshape(-1), shift.reshape(1)
+        whole = block.size - block.size % _GROUPS
+        sums = _SHIFTED_SUMS(flat[whole:], s, axis=0)
+        if whole:
+            sums = sums + cupy.sum(_SHIFTED_SUMS(flat[:whole].reshape(_GROUPS, -1), s, axis=1))
+        sums = sums.reshape(shift.shape)
+    else:
+        sums = _SHIFTED_SUMS(block, shift, axis=axes, keepdims=True)
+    return from_shifted_sums(cupy, shift, sums.real, sums.imag, n)
 
 
 class CuPyBackend(BackendBase):
@@ -152,6 +197,12 @@ class CuPyBackend(BackendBase):
         import cupyx.scipy.special  # only when a special function is first used: slow import
 
         return getattr(cupyx.scipy.special, name, None)
+
+    def moments(self, block: cupy.ndarray, axes: tuple[int, ...], n: int):
+        """The moments of ``BackendBase.moments`` reading the block once
+        (``shifted_moments``) where it can; else the corrected two passes."""
+        found = shifted_moments(block, axes, n)
+        return found if found is not None else super().moments(block, axes, n)
 
     def arg_best(self, block: cupy.ndarray, axis: int | None, keepdims: bool, want_max: bool):
         """CuPy's ``argmax``/``argmin``, except in lines holding NaN: CuPy's parallel

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["chunked", "two_pass"]
+__all__ = ["chunked", "from_shifted_sums", "two_pass"]
 
 CHUNK = 1 << 17  # elements: 1 MiB of float64, with its work buffer in a 2 MiB L2 cache
 MIN_ROWS = 16  # rows per chunk, at least, when the rows are reduced (the shift's sample)
@@ -93,9 +93,16 @@ def _columns(v: np.ndarray):
         else:
             total += d.sum(axis=0)
             square += np.einsum("ij,ij->j", d, d)
-    offset = total / rows  # the mean of x - shift
+    return from_shifted_sums(np, shift, total, square, rows)
+
+
+def from_shifted_sums(xp: Any, shift: Any, total: Any, square: Any, n: int):
+    """``(mean, correction, M2)`` from the sums of ``d = x - shift`` (``total``) and of
+    ``d * d`` (``square``) over ``n`` values each, in any library; ``None`` where some M2 is
+    below ``square / 8`` (the shift far from the mean: the difference would lose digits)."""
+    offset = total / n  # the mean of x - shift
     m2 = square - total * offset
-    if np.any(m2 * _WELL_CONDITIONED < square):
+    if bool(xp.any(m2 * _WELL_CONDITIONED < square)):
         return None
     mean = shift + offset
     return mean, offset - (mean - shift), m2  # the correction: what rounding the mean lost

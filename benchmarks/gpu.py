@@ -12,8 +12,8 @@ contenders:
   tensor operations (no host round trip per coordinate), ``torch.mean``/``torch.std``,
   ``torch.cdist``;
 - ``xdist-torch``: ``xdist.ml.KMeans``, ``xdist.ml.Lasso`` (precompute True / False /
-  "auto"), ``xdist.mean``/``std``, the distance expression, on the Torch backend with
-  ``XDIST_DEVICE=cuda``;
+  "auto"), ``xdist.mean``/``std``, the distance expression (``workloads.cdist_expression``),
+  on the Torch backend with ``XDIST_DEVICE=cuda``;
 - ``xdist-cupy``: the same code on the CuPy backend.
 
 Every result is checked against NumPy's on the same data (the tolerances of
@@ -138,11 +138,7 @@ def xdist_ops(workload: str, d: dict) -> dict:
             "std0": lambda: xdist.std(X, axis=0),
         }
 
-    def expression():
-        sq = xdist.sum(X * X, axis=1)
-        return xdist.sqrt(xdist.maximum(sq[:, None] + sq[None, :] - 2 * (X @ X.T), 0))
-
-    return {"cdist": expression}
+    return {"cdist": lambda: W.cdist_expression(xdist, X)}
 
 
 def check(workload: str, op: str, ref: dict, d: dict, got) -> float:

@@ -239,6 +239,17 @@ def cdist_numpy(X):
     return np.sqrt(G, out=G)
 
 
+def cdist_expression(xp, X):
+    """xdist's row (and the GPU script's), written as NumPy's row is: the standard's in-place
+    operators where it has them, then ``maximum`` and ``sqrt`` (the standard has no ``out=``)."""
+    G = X @ X.T
+    sq = xp.vecdot(X, X)
+    G *= -2
+    G += sq[:, None]
+    G += sq[None, :]
+    return xp.sqrt(xp.maximum(G, 0))
+
+
 def cdist_error(D, X, rows: slice, cols: slice) -> float:
     """max |D^2 - exact^2| / (max|x|^2 + max|y|^2) of the box (rows, cols) of X's distance
     matrix held in D, the exact squares from float64, by chunks of rows."""
@@ -459,13 +470,8 @@ def xdist_ops(workload: str, scale: float) -> dict:
         import sklearn
         from sklearn.metrics import pairwise_distances
 
-        def expression():  # as NumPy's row: the standard's in-place operators where it has them
-            G = X @ X.T
-            sq = xdist.vecdot(X, X)
-            G *= -2
-            G += sq[:, None]
-            G += sq[None, :]
-            return xdist.sqrt(xdist.maximum(G, 0))
+        def expression():
+            return cdist_expression(xdist, X)
 
         def through_sklearn():
             with sklearn.config_context(array_api_dispatch=True):

@@ -168,3 +168,43 @@ def test_cupy_elementwise_reduction_and_buffers():
         buf = backend.to_buffer(t, True)
         assert isinstance(buf, DeviceBuffer) and buf.data.flags.c_contiguous
         assert xdist.__array_namespace_info__().default_device() == dev
+
+
+@cupy_gpu
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(
+    "shape,axes",
+    [
+        ((8192, 3), (0, 1)),
+        ((300, 40), (0, 1)),
+        ((7,), (0,)),
+        ((300, 40), (0,)),
+        ((5, 4, 3), (1, 2)),
+    ],
+)
+def test_cupy_one_read_moments(shape, axes, dtype):
+    """CuPy's one-read moments (``backends/cupy.py: shifted_moments``: one reduction kernel
+    for both sums, a whole block as 4096 rows and its tail) against the corrected two
+    passes on centred, offset and drifting data (which it may decline: ``None``)."""
+    from xdist.backends import moments
+    from xdist.backends.cupy import shifted_moments
+
+    rng = np.random.default_rng(3)
+    n = int(np.prod([shape[a] for a in axes]))
+    drift = np.arange(int(np.prod(shape))).reshape(shape) * 1e3 + 1e9
+    for kind, g in [
+        ("centred", rng.standard_normal(shape) * 2),
+        ("offset", rng.standard_normal(shape) * 2 + 1e8),
+        ("drift", drift),
+    ]:
+        g = g.astype(dtype)
+        m, c, m2 = moments.two_pass(np, g, axes, n, np.dtype("float64"))
+        got = shifted_moments(cupy.asarray(g), axes, n)
+        if got is None:  # the shift far from the mean: two passes take it
+            assert kind == "drift"
+            continue
+        gm, gc, gm2 = (cupy.asnumpy(r) for r in got)
+        assert gm.shape == m.shape and gm2.dtype == np.float64
+        np.testing.assert_allclose(gm2, m2, rtol=1e-11, err_msg=kind)
+        spread = np.sqrt(m2 / n)
+        assert np.all(np.abs((gm + gc) - (m + c)) <= 1e-12 * spread), kind
