@@ -311,9 +311,10 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose, say):
     # lightest cluster this light is recomputed by the full product, which is exact.
     residue = 0.0 if w is None else 32 * xp.finfo(Xa.dtype).eps * float(xp.sum(w))
     ids = xp.arange(k, device=device(Xa))[:, None]
+    select = _reads_on_host(Xa)
     for i in range(max_iter):
         labels, scores = _assign_ones(xp, Xa, centers)
-        stats, moved = _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats)
+        stats, moved = _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats, select)
         weights = stats[:, d:]  # k x 1
         lightest = float(xp.min(weights))
         if labels_old is not None and lightest != 0 and lightest <= residue:
@@ -352,7 +353,14 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose, say):
     return labels, inertia, centers, i + 1
 
 
-def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats):
+def _reads_on_host(X) -> bool:
+    """Whether X's blocks are in host memory (xdist's CPU devices, or a library without
+    devices), where reading a count back costs nothing; on a GPU each read waits for the
+    device to finish its queue."""
+    return getattr(device(X), "kind", "cpu") == "cpu"
+
+
+def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats, select=True):
     """(k x (d + 1) weighted sums and weights of the clusters, number of labels changed).
 
     The first time: the k x n membership matrix times ``Xa``, one reduction. Later only
@@ -366,10 +374,18 @@ def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats):
     did: a product that small could be planned by moving its operands instead of reducing
     (xdist picks the plan that moves least), which would leave the statistics split, and a
     full pass costs what it did before.
+
+    Without ``select`` (blocks on a GPU) the full product is always taken and the number
+    moved is one sum: a selection's length is a read that waits for the device, two per
+    iteration (the pairs and the rows), where the product costs the GPU microseconds.
     """
     k, n = ids.shape[0], Xa.shape[0]
     moved = n
-    if labels_old is not None:
+    if labels_old is not None and not select:
+        moved = int(xp.sum(xp.astype(labels != labels_old, xp.int64)))
+        if moved == 0:
+            return stats, 0
+    elif labels_old is not None:
         changed = labels != labels_old
         pairs = (labels * k + labels_old)[changed]
         moved = pairs.shape[0]

@@ -12,6 +12,7 @@ from sklearn.cluster import KMeans as SKKMeans
 from sklearn.datasets import make_blobs
 
 import xdist
+from xdist.ml import cluster
 from xdist.ml.cluster import KMeans
 
 
@@ -106,8 +107,6 @@ def test_weighted_cluster_emptied_late_is_found(monkeypatch):
     residue instead of 0. Injecting one (1e-17 on every emptied cluster's weight) must not
     hide the empty cluster: a weight that light is recomputed exactly, and the cluster
     relocated, as scikit-learn (which sums afresh every iteration) does."""
-    from xdist.ml import cluster
-
     rng = np.random.default_rng(496)
     n, k = int(rng.integers(20, 80)), int(rng.integers(4, 10))
     X, w = rng.standard_normal((n, 2)), rng.uniform(0.1, 1.0, n)
@@ -116,8 +115,8 @@ def test_weighted_cluster_emptied_late_is_found(monkeypatch):
     exact = cluster._cluster_stats
     injected = []
 
-    def with_residue(xp, Xa, w, ids, labels, labels_old, stats):
-        stats, moved = exact(xp, Xa, w, ids, labels, labels_old, stats)
+    def with_residue(xp, Xa, w, ids, labels, labels_old, stats, *select):
+        stats, moved = exact(xp, Xa, w, ids, labels, labels_old, stats, *select)
         if labels_old is not None:
             empty = xp.astype(stats[:, -1:] == 0, stats.dtype)
             injected.append(float(xp.sum(empty)))
@@ -193,10 +192,33 @@ def test_lloyd_iteration_sends_a_few_small_messages():
     assert {k: v for k, v in per_5.items() if v} == ({"allreduce": 5} if SIZE > 1 else {})
 
 
+def test_lloyd_iteration_on_a_gpu_sends_one_reduction_more_and_selects_nothing(monkeypatch):
+    """With blocks on a GPU (``_reads_on_host`` false; forced here on the CPU) every
+    iteration takes the full product and counts the moved samples by one sum: one small
+    reduction more per iteration, no selection (no allgather of counts), the same fit."""
+    X = np.random.default_rng(0).standard_normal((3000, 4))
+    x = distribute(X, 0, uneven_counts(3000, SIZE))
+    host = KMeans(6, init=X[:6], n_init=1, max_iter=9, tol=0.0).fit(x)
+    monkeypatch.setattr(cluster, "_reads_on_host", lambda X: False)
+    counts = []
+    for max_iter in (4, 9):
+        with xdist.count_collectives() as c:
+            est = KMeans(6, init=X[:6], n_init=1, max_iter=max_iter, tol=0.0).fit(x)
+        assert est.n_iter_ == max_iter
+        counts.append(dict(c))
+    per_5 = {k: counts[1].get(k, 0) - counts[0].get(k, 0) for k in counts[1]}
+    assert {k: v for k, v in per_5.items() if v} == ({"allreduce": 10} if SIZE > 1 else {})
+    np.testing.assert_array_equal(_np(est.labels_), _np(host.labels_))
+    np.testing.assert_allclose(_np(est.cluster_centers_), _np(host.cluster_centers_), rtol=1e-12)
+
+
+@pytest.mark.parametrize("select", [True, False])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_incremental_statistics_match_sklearn_over_many_iterations(weighted):
-    """After the first iterations only the moved samples update the cluster sums; 40
-    iterations on unclustered data still give scikit-learn's centers and labels."""
+def test_incremental_statistics_match_sklearn_over_many_iterations(monkeypatch, weighted, select):
+    """After the first iterations only the moved samples update the cluster sums (or, as
+    on a GPU, without ``select``, every iteration takes the full product); 40 iterations on
+    unclustered data still give scikit-learn's centers and labels."""
+    monkeypatch.setattr(cluster, "_reads_on_host", lambda X: select)
     rng = np.random.default_rng(3)
     X = rng.standard_normal((500, 3))
     w = rng.uniform(0.5, 2.0, 500) if weighted else None
