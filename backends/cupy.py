@@ -7,7 +7,9 @@ data never shares memory with a block (``asarray(..., copy=False)`` raises); ``l
 failures are reported (``linalg_errors``: CuPy returns NaN without ``cupyx.errstate``);
 ``argmax``/``argmin`` give the first NaN; the elementwise functions whose special values
 CuPy computes differently from NumPy are corrected (``numpy_semantics``, ``_NAMESPACE``); and
-``cupyx.scipy.special`` computes the special functions, except those in ``SPECIAL_ON_HOST``.
+``cupyx.scipy.special`` computes the special functions, except those in ``SPECIAL_ON_HOST``;
+in-place operators write the block unless an operand may overlap it (``in_place``); and
+``var``/``std`` read a block once (``shifted_moments``).
 """
 
 from __future__ import annotations
@@ -197,6 +199,16 @@ class CuPyBackend(BackendBase):
         import cupyx.scipy.special  # only when a special function is first used: slow import
 
         return getattr(cupyx.scipy.special, name, None)
+
+    def in_place(self, op, block: cupy.ndarray, value) -> bool:
+        """CuPy's in-place operators (a kernel writing ``block``), unless the value is
+        another array that may share memory with the block: CuPy does not buffer an
+        overlapping operand as NumPy does, so a partly overlapping one would race."""
+        if isinstance(value, cupy.ndarray) and value is not block:
+            if cupy.may_share_memory(block, value):
+                return False
+        op(block, value)
+        return True
 
     def moments(self, block: cupy.ndarray, axes: tuple[int, ...], n: int):
         """The moments of ``BackendBase.moments`` reading the block once

@@ -208,3 +208,21 @@ def test_cupy_one_read_moments(shape, axes, dtype):
         np.testing.assert_allclose(gm2, m2, rtol=1e-11, err_msg=kind)
         spread = np.sqrt(m2 / n)
         assert np.all(np.abs((gm + gc) - (m + c)) <= 1e-12 * spread), kind
+
+
+@cupy_gpu
+def test_cupy_in_place_declines_overlapping_arrays():
+    """CuPy's kernels do not buffer an operand that overlaps the block (NumPy's ufuncs
+    do), so the backend writes in place only with numbers, the block itself and arrays
+    of their own memory."""
+    import operator
+
+    backend = get_backend("cupy")
+    a = cupy.arange(6.0)
+    assert not backend.in_place(operator.iadd, a, a[::-1])  # a reversed view of itself
+    np.testing.assert_array_equal(cupy.asnumpy(a), np.arange(6.0))
+    assert backend.in_place(operator.iadd, a, a[::-1].copy())
+    np.testing.assert_array_equal(cupy.asnumpy(a), np.full(6, 5.0))
+    assert backend.in_place(operator.imul, a, a)
+    assert backend.in_place(operator.imul, a, 2.0)
+    np.testing.assert_array_equal(cupy.asnumpy(a), np.full(6, 50.0))
