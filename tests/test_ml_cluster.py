@@ -172,11 +172,13 @@ def test_duplicate_points_warn_like_sklearn():
     np.testing.assert_array_equal(_np(ours.labels_), sk.labels_)
 
 
-def test_lloyd_iteration_sends_a_few_small_messages():
-    """Per Lloyd iteration: two boolean selections of the changed samples (their cluster
-    pairs, whose length is the number moved, and their rows; one allgather of counts each)
-    and one reduction of the k x (d + 1) cluster statistics: three small messages,
-    independent of the number of samples (the counted allgathers are copies at one rank)."""
+def test_lloyd_iteration_sends_a_few_small_messages(monkeypatch):
+    """Per Lloyd iteration on blocks in host memory: two boolean selections of the changed
+    samples (their cluster pairs, whose length is the number moved, and their rows; one
+    allgather of counts each) and one reduction of the k x (d + 1) cluster statistics:
+    three small messages, independent of the number of samples (the counted allgathers are
+    copies at one rank). The GPU path has its own test below."""
+    monkeypatch.setattr(cluster, "_reads_on_host", lambda X: True)  # GPU runs of the suite
     X = np.random.default_rng(0).standard_normal((3000, 4))
     x = distribute(X, 0, uneven_counts(3000, SIZE))
     counts = []
