@@ -172,13 +172,10 @@ def test_duplicate_points_warn_like_sklearn():
     np.testing.assert_array_equal(_np(ours.labels_), sk.labels_)
 
 
-def test_lloyd_iteration_sends_a_few_small_messages(monkeypatch):
-    """Per Lloyd iteration on blocks in host memory: two boolean selections of the changed
-    samples (their cluster pairs, whose length is the number moved, and their rows; one
-    allgather of counts each) and one reduction of the k x (d + 1) cluster statistics:
-    three small messages, independent of the number of samples (the counted allgathers are
-    copies at one rank). The GPU path has its own test below."""
-    monkeypatch.setattr(cluster, "_reads_on_host", lambda X: True)  # GPU runs of the suite
+def _collectives_per_5_iterations(monkeypatch, on_host: bool):
+    """The collectives of Lloyd iterations 5 to 9 on 3000 x 4 uneven samples, with blocks
+    taken as in host memory or not (``_reads_on_host``), and the 9-iteration fit."""
+    monkeypatch.setattr(cluster, "_reads_on_host", lambda X: on_host)
     X = np.random.default_rng(0).standard_normal((3000, 4))
     x = distribute(X, 0, uneven_counts(3000, SIZE))
     counts = []
@@ -187,10 +184,19 @@ def test_lloyd_iteration_sends_a_few_small_messages(monkeypatch):
             est = KMeans(6, init=X[:6], n_init=1, max_iter=max_iter, tol=0.0).fit(x)
         assert est.n_iter_ == max_iter
         counts.append(dict(c))
-    per_5 = {k: counts[1].get(k, 0) - counts[0].get(k, 0) for k in counts[1]}
+    return {k: counts[1].get(k, 0) - counts[0].get(k, 0) for k in counts[1]}, est
+
+
+def test_lloyd_iteration_sends_a_few_small_messages(monkeypatch):
+    """Per Lloyd iteration on blocks in host memory: two boolean selections of the changed
+    samples (their cluster pairs, whose length is the number moved, and their rows; one
+    allgather of counts each) and one reduction of the k x (d + 1) cluster statistics:
+    three small messages, independent of the number of samples (the counted allgathers are
+    copies at one rank). The GPU path has its own test below."""
+    per_5, _ = _collectives_per_5_iterations(monkeypatch, True)
     # An iteration that moved fewer than 4 k samples (or more than half) makes the full
     # product instead of selecting rows: one allgather fewer.
-    assert 5 <= per_5.pop("allgather") <= 2 * 5, counts
+    assert 5 <= per_5.pop("allgather") <= 2 * 5, per_5
     assert {k: v for k, v in per_5.items() if v} == ({"allreduce": 5} if SIZE > 1 else {})
 
 
@@ -198,17 +204,8 @@ def test_lloyd_iteration_on_a_gpu_sends_one_reduction_more_and_selects_nothing(m
     """With blocks on a GPU (``_reads_on_host`` false; forced here on the CPU) every
     iteration takes the full product and counts the moved samples by one sum: one small
     reduction more per iteration, no selection (no allgather of counts), the same fit."""
-    X = np.random.default_rng(0).standard_normal((3000, 4))
-    x = distribute(X, 0, uneven_counts(3000, SIZE))
-    host = KMeans(6, init=X[:6], n_init=1, max_iter=9, tol=0.0).fit(x)
-    monkeypatch.setattr(cluster, "_reads_on_host", lambda X: False)
-    counts = []
-    for max_iter in (4, 9):
-        with xdist.count_collectives() as c:
-            est = KMeans(6, init=X[:6], n_init=1, max_iter=max_iter, tol=0.0).fit(x)
-        assert est.n_iter_ == max_iter
-        counts.append(dict(c))
-    per_5 = {k: counts[1].get(k, 0) - counts[0].get(k, 0) for k in counts[1]}
+    _, host = _collectives_per_5_iterations(monkeypatch, True)
+    per_5, est = _collectives_per_5_iterations(monkeypatch, False)
     assert {k: v for k, v in per_5.items() if v} == ({"allreduce": 10} if SIZE > 1 else {})
     np.testing.assert_array_equal(_np(est.labels_), _np(host.labels_))
     np.testing.assert_allclose(_np(est.cluster_centers_), _np(host.cluster_centers_), rtol=1e-12)
