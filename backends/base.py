@@ -267,6 +267,16 @@ class BackendBase:
         return False
 
     # -- local computations that xdist does better than the library ------------------------
+    def item(self, block: Any) -> Any:
+        """The one element of a block as a Python scalar (device work completes first)."""
+        return self.to_host(block).reshape(()).item()
+
+    def unstack(self, block: Any, axis: int) -> tuple[Any, ...]:
+        """The block's slices along ``axis`` (views where the library makes them), each a
+        block, 0-d ones included."""
+        before = (slice(None),) * axis
+        return tuple(block[(*before, i, Ellipsis)] for i in range(block.shape[axis]))
+
     def select(self, block: Any, mask: Any) -> Any:
         """``block[mask]`` for a boolean ``mask`` over the leading ``mask.ndim`` axes of
         ``block`` (of that shape): the selected elements in row-major order of the mask, a

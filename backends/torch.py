@@ -207,6 +207,19 @@ def _wide_rows(x: torch.Tensor, axis) -> bool:
     return axes == list(range(k)) and k < x.ndim and math.prod(x.shape[k:]) >= _WIDE_ROWS
 
 
+def _concat(arrays, /, *, axis: int | None = 0) -> torch.Tensor:
+    """``concat``; CPU tensors of one dtype outside autograd by NumPy's ``concatenate`` on
+    views of them: Torch's CPU copy of strided parts is 1.3-1.5x slower (the 100 columns
+    of a 50000 x 100 float64 block stacked: 36 against 24 ms, one thread). The same
+    values either way (a copy)."""
+    arrays = list(arrays)
+    if arrays and all(a.ndim > 0 and a.dtype == arrays[0].dtype for a in arrays):
+        views = [_numpy_view(a, _COPIED_DTYPES) for a in arrays]
+        if all(v is not None for v in views):
+            return torch.from_numpy(np.concatenate(views, axis=axis))
+    return xp_torch.concat(arrays, axis=axis)
+
+
 def _matmul(x1: torch.Tensor, x2: torch.Tensor, /) -> torch.Tensor:
     """``matmul``; integer tensors off the CPU by ``_integer_matmul`` (CUDA has no integer
     GEMM: ``addmm_cuda`` is not implemented for int64)."""
@@ -260,12 +273,27 @@ def welford(block: torch.Tensor, axes: tuple[int, ...], n: int):
     return mean, torch.zeros_like(mean), var * n
 
 
+# Torch dtypes whose tensors NumPy views exactly: real ones for NumPy's kernels, and
+# complex and bool besides where the data are only copied.
+_REAL_DTYPES = (
+    torch.float16,
+    torch.float32,
+    torch.float64,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
+)
+_COPIED_DTYPES = (*_REAL_DTYPES, torch.complex64, torch.complex128, torch.bool)
+
+
 def _numpy_view(x: torch.Tensor, dtypes: tuple) -> np.ndarray | None:
     """A NumPy view of a CPU tensor of one of ``dtypes`` outside autograd (where NumPy's
     kernel beats Torch's), or ``None``."""
     if x.device.type != "cpu" or x.dtype not in dtypes or x.requires_grad:
         return None
-    return x.resolve_neg().numpy()
+    return x.resolve_conj().resolve_neg().numpy()
 
 
 # array-api-compat's torch namespace, with the functions above in place of its own: a module
@@ -283,6 +311,7 @@ _NAMESPACE.argsort = _argsort  # type: ignore[attr-defined]
 _NAMESPACE.sort = _sort  # type: ignore[attr-defined]
 _NAMESPACE.searchsorted = _searchsorted  # type: ignore[attr-defined]
 _NAMESPACE.matmul = _matmul  # type: ignore[attr-defined]
+_NAMESPACE.concat = _concat  # type: ignore[attr-defined]
 # ... and the standard's special values where NumPy's and Torch's differ alike
 # (standard_semantics: floor_divide with infinities, complex expm1 and tanh).
 _NAMESPACE = corrected_namespace(f"{__name__}.namespace", _NAMESPACE)
@@ -451,6 +480,15 @@ class TorchBackend(BackendBase):
                 return found
         return super().moments(block, axes, n)
 
+    def item(self, block: torch.Tensor) -> Any:
+        """Torch's ``item`` (a view's negation and conjugation applied; a GPU tensor waits):
+        0.2 us, where the NumPy copy of ``to_host`` costs 3 us."""
+        return block.item()
+
+    def unstack(self, block: torch.Tensor, axis: int) -> tuple[torch.Tensor, ...]:
+        """Torch's ``unbind``: one call for every slice (0.8 against 2 us a slice)."""
+        return block.unbind(axis)
+
     def arg_best(self, block: torch.Tensor, axis: int | None, keepdims: bool, want_max: bool):
         """``BackendBase.arg_best``; a real CPU block outside autograd by NumPy's backend on a
         view of it (the same positions): its passes over many short lines take 1.4 ms for
@@ -492,15 +530,6 @@ class TorchBackend(BackendBase):
 
 
 _HOST = NumPyBackend()  # NumPy's kernels on views of CPU tensors, where they are faster
-_REAL_DTYPES = (
-    torch.float32,
-    torch.float64,
-    torch.int8,
-    torch.int16,
-    torch.int32,
-    torch.int64,
-    torch.uint8,
-)
 
 
 def backend() -> TorchBackend:

@@ -209,3 +209,44 @@ def test_torch_sum_over_leading_axes_of_wide_rows(monkeypatch, dtype, shape, axi
     calls.clear()
     assert backend_module._sum(t.clone().requires_grad_(), axis=axis).requires_grad
     assert not calls
+
+
+@_NEEDS_TORCH
+def test_torch_concat_arg_best_item_and_unstack_through_numpy_views(monkeypatch):
+    """The Torch backend's CPU ``concat`` of one dtype and its ``arg_best`` run NumPy on
+    views (Torch's strided copies are slower): Torch's values, dtype and positions, a lazy
+    negation or conjugation resolved first; mixed dtypes, 0-d parts and tensors under
+    autograd stay Torch's. ``item`` and ``unstack`` are Torch's own."""
+    import torch
+
+    from xdist.backends import torch as backend_module
+
+    backend = backend_module.backend()
+    calls = []
+    real = np.concatenate
+    monkeypatch.setattr(
+        backend_module.np, "concatenate", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    base = torch.arange(12, dtype=torch.float64, device="cpu").reshape(3, 4)
+    cols = [base[:, j] for j in range(4)]
+    for axis in (0, None):
+        got = backend.xp.concat(cols, axis=axis)
+        assert torch.equal(got, torch.cat([c.reshape(-1) for c in cols]))
+    assert len(calls) == 2
+    neg = torch._neg_view(base)
+    assert torch.equal(backend.xp.concat([neg, base], axis=1), torch.cat([-base, base], 1))
+    z = torch.complex(base, base + 1)
+    assert torch.equal(backend.xp.concat([z.conj(), z]), torch.cat([z.conj_physical(), z]))
+    calls.clear()
+    mixed = backend.xp.concat([base, base.to(torch.float32)])
+    assert mixed.dtype == torch.float64 and torch.equal(mixed[3:], base)
+    assert backend.xp.concat([base.clone().requires_grad_(), base]).requires_grad
+    assert not calls
+    scores = torch.from_numpy(np.random.default_rng(0).standard_normal((5000, 8)))
+    scores[7, 3] = float("nan")
+    for want_max in (False, True):
+        got = backend.arg_best(scores, 1, False, want_max)
+        want = (np.argmax if want_max else np.argmin)(scores.numpy(), axis=1)
+        assert got.dtype == torch.int64 and np.array_equal(got.numpy(), want)
+    assert backend.item(torch._neg_view(base[1:2, 2])) == -6.0
+    assert [backend.item(t) for t in backend.unstack(base[:, 1], 0)] == [1.0, 5.0, 9.0]

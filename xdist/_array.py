@@ -530,7 +530,7 @@ def _scalar_value(x: Array, func: str) -> Any:
             f"{func}: only arrays of one element convert to Python scalars, got shape {x.shape}"
         )
     if layout.split is None or x._comm.size == 1:  # the element is here: no message
-        return x._backend.to_host(x._local).reshape(()).item()
+        return x._backend.item(x._local)
     owner = layout.owner(0)
     host = x._backend.to_host(x._local).reshape(-1)
     buf = host.copy() if x._comm.rank == owner else np.empty(1, dtype=host.dtype)

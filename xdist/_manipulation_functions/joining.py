@@ -343,7 +343,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
         out = Layout.replicated(shape)
     else:
         out = Layout(shape, split - (split > a), layout.counts)
-    return tuple(wrap_block(x._local[(*before, i, Ellipsis)], out, x) for i in range(x.shape[a]))
+    return tuple(wrap_block(part, out, x) for part in x._backend.unstack(x._local, a))
 
 
 def _owned_slice(x: Array, before: tuple, i: int, shape: tuple[int, ...]) -> Array:
