@@ -66,6 +66,24 @@ def test_chunked_exact_on_offset_data():
         assert abs(m2[j] - exact) <= 1e-13 * exact
 
 
+@pytest.mark.parametrize("offset,centred", [(0.0, True), (3.0, True), (1e3, False)])
+def test_chunked_skips_the_shift_for_data_near_zero(monkeypatch, offset, centred):
+    """Means within two deviations of zero (here 0 and 1.5) are summed without the
+    subtraction pass; M2 stays within a few ulps of exact rational arithmetic."""
+    x = _data((3000, 50), offset, "float64")
+    calls = []
+    real = np.subtract
+    monkeypatch.setattr(moments.np, "subtract", lambda *a, **k: calls.append(1) or real(*a, **k))
+    m2 = moments.chunked(x, (0,))[2][0]
+    monkeypatch.undo()
+    assert (not calls) == centred
+    for j in (0, 17, 49):
+        col = [Fraction(v) for v in x[:, j]]
+        mean = sum(col) / len(col)
+        exact = float(sum((v - mean) ** 2 for v in col))
+        assert abs(m2[j] - exact) <= 1e-13 * exact
+
+
 def test_chunked_declines_other_layouts():
     x = np.ones((4, 5, 6))
     assert moments.chunked(x, (1,)) is None  # a middle axis
