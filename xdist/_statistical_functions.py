@@ -179,7 +179,7 @@ def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
         nan = complex(math.nan, math.nan) if x.dtype.kind == "c" else math.nan
         result = filled_block(x, tuple(total.shape), nan, x.dtype)
     else:
-        result = xp.astype(total / plan.size, backend.native_dtype(x.dtype))
+        result = xp.astype(total / plan.size, backend.native_dtype(x.dtype), copy=False)
     return array_from_kept(x, plan, result)
 
 
@@ -253,7 +253,7 @@ def _variance(func: str, x, axis, correction, keepdims, root: bool) -> Array:
         var = xp.where(m2 > 0, xp.full_like(m2, math.inf), xp.full_like(m2, math.nan))
     if root:
         var = xp.sqrt(var)
-    return array_from_kept(x, plan, xp.astype(var, backend.native_dtype(x.dtype)))
+    return array_from_kept(x, plan, xp.astype(var, backend.native_dtype(x.dtype), copy=False))
 
 
 def _ddof(correction: Any, ddof: Any, func: str) -> Any:
