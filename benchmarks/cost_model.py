@@ -399,21 +399,27 @@ def kmeans(
     iterations: int,
     check_replicated: bool = False,
     last_bytes: int = 4,
+    select: bool = True,
 ) -> Cost:
     """``xdist.ml.KMeans(init=array, n_init=1, tol=0)``, samples split: per iteration one
     allreduce of the k x (d + 1) cluster statistics (sums with the count column) and, after
     the first, two allgathers of one count (the samples that changed cluster, selected by a
-    mask); around them: the init's agreement (one allgather of 66 ints), the data's mean, a
+    mask), or, without ``select`` (blocks on a GPU), one allreduce of the int64 number
+    moved instead; around them: the init's agreement (one allgather of 66 ints), the data's mean, a
     flag and the final inertia (4 allreduces: the float64 mean, 1 byte, 3 float32 values of
     ``ml/cluster.py:_inertia_scores`` and a last reduction of ``last_bytes``: 4 on the tests'
     600 x 6 data, 8 at 200000 x 64 with ``benchmarks/cost_model_check.py``'s data, the
     inertia's branch depending on the data). At one rank only the two allgathers per
     iteration are made (the mask's counts; the others are skipped there). With
     ``check_replicated`` on, one allgather more: the checksum of the init array."""
-    if p == 1:
-        return {"allgather": Traffic(2 * (iterations - 1), 0, 0)} if iterations > 1 else {}
+    if p == 1:  # only the selections' (local) count exchanges
+        selections = 2 * (iterations - 1) if select else 0
+        return {"allgather": Traffic(selections, 0, 0)} if selections else {}
     per_iter = {"allreduce": Traffic(1, k * (d + 1) * itemsize, p - 1)}
-    changed = {"allgather": Traffic(2, 16, 2 * (p - 1))}
+    if select:
+        changed = {"allgather": Traffic(2, 16, 2 * (p - 1))}
+    else:
+        changed = {"allreduce": Traffic(1, 8, p - 1)}
     checks = int(check_replicated)
     setup = {
         "allreduce": Traffic(4, 8 * d + 13 + last_bytes, 4 * (p - 1)),

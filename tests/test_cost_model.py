@@ -175,15 +175,21 @@ def test_random():
 
 
 # -- the workloads -----------------------------------------------------------------------------
+@pytest.mark.parametrize("select", [True, False])
 @pytest.mark.parametrize("iterations", [3, 5])
-def test_kmeans(iterations):
+def test_kmeans(monkeypatch, iterations, select):
+    """Both Lloyd paths: selections of the moved samples (blocks in host memory) and the
+    full product with a count (blocks on a GPU; forced here either way)."""
+    from xdist.ml import cluster
+
+    monkeypatch.setattr(cluster, "_reads_on_host", lambda X: select)
     X = rng_matrix(600, 6, "float32")
     Xs = distribute(X, 0)
     fit = KMeans(n_clusters=4, init=X[:4].copy(), n_init=1, max_iter=iterations, tol=0.0)
     got = counted(lambda: fit.fit(Xs))
     assert fit.n_iter_ == iterations  # the model assumes every iteration runs
     check = xdist.get_config().check_replicated
-    assert got == cm.kmeans(P, 4, 6, 4, iterations, check_replicated=check)
+    assert got == cm.kmeans(P, 4, 6, 4, iterations, check_replicated=check, select=select)
 
 
 @pytest.mark.parametrize("gram", [True, False])
