@@ -8,13 +8,13 @@ writes two temporaries of its size.
 ``chunked`` (NumPy blocks) reads the block from memory once, by the shifted-data algorithm:
 with ``K`` the mean of the first chunk of rows, it sums ``d = x - K`` and ``d * d`` chunk by
 chunk (a chunk of about ``CHUNK`` elements stays in the cache while it is subtracted, summed
-and squared-and-summed by ``einsum``/BLAS), and ``M2 = Q - S * S / n``. Where every mean of
-the first chunk lies within two of its standard deviations of zero, ``K`` is 0 and the
-subtraction pass is skipped (the condition below still guards the result): a fifth less
-time for data centred near zero. That difference loses
+and squared-and-summed by ``einsum``/BLAS), and ``M2 = Q - S * S / n``. That difference loses
 digits only when the mean is far from ``K`` next to the spread; where ``M2 < Q / 8`` (the mean
 more than about 2.6 standard deviations from ``K``: data that drifts along the rows) the
 result is taken again by ``two_pass``, so the error stays within 8 times that of the sums.
+Where every mean of the first chunk lies within two of its standard deviations of zero,
+``K`` is 0 and the subtraction pass is skipped (the same guard applies): a fifth less time
+for data centred near zero.
 Handled: every axis, or the leading axes, or the trailing axes of a C-contiguous block of
 float64 or float32 (float32 is widened chunk by chunk in the cache); anything else returns
 ``None`` and the caller takes ``two_pass``.

@@ -354,10 +354,11 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose, say):
 
 
 def _reads_on_host(X) -> bool:
-    """Whether X's blocks are in host memory (xdist's CPU devices, or a library without
-    devices), where reading a count back costs nothing; on a GPU each read waits for the
-    device to finish its queue."""
-    return getattr(device(X), "kind", "cpu") == "cpu"
+    """Whether X is in host memory (an xdist device's ``kind``, a Torch device's ``type``;
+    a library that names neither counts as the host), where reading a count back costs
+    nothing; on a GPU each read waits for the device to finish its queue."""
+    where = device(X)
+    return (getattr(where, "kind", None) or getattr(where, "type", "cpu")) == "cpu"
 
 
 def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats, select=True):

@@ -211,6 +211,21 @@ def test_lloyd_iteration_on_a_gpu_sends_one_reduction_more_and_selects_nothing(m
     np.testing.assert_allclose(_np(est.cluster_centers_), _np(host.cluster_centers_), rtol=1e-12)
 
 
+def test_reads_on_host_tells_host_memory_from_a_device():
+    """The Lloyd path's choice: NumPy, array-api-strict and xdist arrays on the CPU select
+    the moved samples; xdist arrays on a GPU and Torch tensors off the CPU (here the meta
+    device) do not."""
+    import array_api_strict as strict
+
+    assert cluster._reads_on_host(np.ones(3))
+    assert cluster._reads_on_host(strict.ones(3))
+    x = distribute(np.ones(3), 0)  # on the test run's device: a GPU in GPU runs
+    assert cluster._reads_on_host(x) == (x.device.kind == "cpu")
+    torch = pytest.importorskip("torch")
+    assert cluster._reads_on_host(torch.ones(3, device="cpu"))
+    assert not cluster._reads_on_host(torch.ones(3, device="meta"))
+
+
 @pytest.mark.parametrize("select", [True, False])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_incremental_statistics_match_sklearn_over_many_iterations(monkeypatch, weighted, select):
