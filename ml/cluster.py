@@ -383,7 +383,7 @@ def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats, select=True):
     k, n = ids.shape[0], Xa.shape[0]
     moved = n
     if labels_old is not None and not select:
-        moved = int(xp.sum(xp.astype(labels != labels_old, xp.int64)))
+        moved = int(xp.count_nonzero(labels != labels_old))
         if moved == 0:
             return stats, 0
     elif labels_old is not None:

@@ -34,8 +34,8 @@ __all__ = ["Array", "OPERATORS", "wrap_block", "writes_back"]
 # tensor dispatches through its op table, so this module imports nothing above it.
 OPERATORS: dict[str, Any] = {}
 
-# The in-place operators a block does itself (``Array._in_place``), by the standard's name.
-# The in-place operators a library may apply to a block, each with its out-of-place twin.
+# The in-place operators a library may apply to a block (``Array._in_place``), by the
+# standard's name, each with its out-of-place twin.
 _IN_PLACE = {
     "add": (operator.iadd, operator.add),
     "subtract": (operator.isub, operator.sub),
