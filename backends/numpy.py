@@ -84,8 +84,9 @@ class NumPyBackend(BackendBase):
         40 ns a line: ``min`` of 100000 x 8 float32 along axis 1 takes 6.1 ms, 0.55 ms as
         transposing copies of chunks of lines and a ``min`` of each over its first axis
         (vectorized across lines; ``by_line_chunks``; 1.1 ms moving the block whole, and
-        for lines of 16 float64 2.6 ms against 8.2 ms whole and NumPy's 6.9 ms). So such blocks (the limits of ``arg_best``'s moved
-        axis) are reduced that way; the result is exact either way (NaN propagates)."""
+        for lines of 16 float64 2.6 ms against 8.2 ms whole and NumPy's 6.9 ms). So such
+        blocks (the limits of ``arg_best``'s moved axis) are reduced that way; the result
+        is exact either way (NaN propagates)."""
         if (
             block.ndim >= 2
             and axes == (block.ndim - 1,)

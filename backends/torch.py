@@ -286,6 +286,7 @@ _REAL_DTYPES = (
     torch.uint8,
 )
 _COPIED_DTYPES = (*_REAL_DTYPES, torch.complex64, torch.complex128, torch.bool)
+_FLOATS = (torch.float32, torch.float64)
 
 
 def _numpy_view(x: torch.Tensor, dtypes: tuple) -> np.ndarray | None:
@@ -503,7 +504,13 @@ class TorchBackend(BackendBase):
         """On the CPU, ``index_select`` of the positions of the mask is up to 2.4x faster
         than Torch's boolean indexing of a contiguous block with more than one axis
         (100000 x 65 float32: 0.25 against 0.13 ms with 5% selected, 4.8 against 2.0 ms
-        with half); the same elements."""
+        with half); the same elements. A mask over the whole block (no axis left), outside
+        autograd, is NumPy's backend on views (its ``compress``): 100000 int64 with half
+        selected 0.12 against 0.38 ms (with 5%, 0.09 against 0.11)."""
+        if block.ndim == mask.ndim:
+            view, where = _numpy_view(block, _COPIED_DTYPES), _numpy_view(mask, (torch.bool,))
+            if view is not None and where is not None:
+                return torch.from_numpy(_HOST.select(view, where))
         if (
             mask.ndim == 0
             or block.ndim == mask.ndim
@@ -513,6 +520,16 @@ class TorchBackend(BackendBase):
             return super().select(block, mask)
         rows = block.reshape((math.prod(mask.shape), *block.shape[mask.ndim :]))
         return torch.index_select(rows, 0, torch.nonzero(mask.reshape(-1)).reshape(-1))
+
+    def vecdot_last_axis(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor | None:
+        """Real floating CPU blocks outside autograd by NumPy's ``vecdot`` on views, one pass
+        with no product array: |x|^2 of k-means' 100000 x 64 float32 (a strided view) in
+        1.5 ms, against 5.0 ms as Torch's product and sum (in a fit 14 ms more, the product's
+        fresh 26 MB paged in). Elsewhere ``None`` (a product and a sum)."""
+        va, vb = _numpy_view(a, _FLOATS), _numpy_view(b, _FLOATS)
+        if va is None or vb is None:
+            return None
+        return torch.from_numpy(np.asarray(_HOST.vecdot_last_axis(va, vb)))
 
     # -- transport buffers (see BackendBase.to_buffer) -------------------------------------
     def is_c_contiguous(self, block: torch.Tensor) -> bool:

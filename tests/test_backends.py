@@ -250,3 +250,54 @@ def test_torch_concat_arg_best_item_and_unstack_through_numpy_views(monkeypatch)
         assert got.dtype == torch.int64 and np.array_equal(got.numpy(), want)
     assert backend.item(torch._neg_view(base[1:2, 2])) == -6.0
     assert [backend.item(t) for t in backend.unstack(base[:, 1], 0)] == [1.0, 5.0, 9.0]
+
+
+@_NEEDS_TORCH
+def test_torch_select_and_vecdot_through_numpy_views(monkeypatch):
+    """The Torch backend's CPU selection by a mask over the whole block and its ``vecdot``
+    along the last axis of real floating blocks run NumPy on views: Torch's elements,
+    values and dtype, a lazy negation or conjugation resolved first; tensors under
+    autograd, masks over leading axes only and other dtypes stay Torch's."""
+    import torch
+
+    from xdist.backends import torch as backend_module
+
+    backend = backend_module.backend()
+    calls = []
+    for name in ("select", "vecdot_last_axis"):
+        real = getattr(backend_module._HOST, name)
+        monkeypatch.setattr(
+            backend_module._HOST,
+            name,
+            lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a),
+        )
+    rng = np.random.default_rng(3)
+    labels = torch.from_numpy(rng.integers(0, 8, 3001))
+    mask = torch.from_numpy(rng.random(3001) < 0.3)
+    assert torch.equal(backend.select(labels, mask), labels[mask])
+    assert torch.equal(backend.select(torch._neg_view(labels), mask), -labels[mask])
+    z = torch.complex(labels.double(), labels.double() + 1)
+    got = backend.select(z.conj(), mask)
+    assert not got.is_conj() and torch.equal(got, z.conj_physical()[mask])
+    empty = torch.zeros(3001, dtype=torch.bool)
+    assert backend.select(labels, empty).shape == (0,)
+    assert calls == ["select"] * 4
+    calls.clear()
+    rows = torch.from_numpy(rng.standard_normal((3001, 5)))
+    assert torch.equal(backend.select(rows, mask), rows[mask])  # leading axis: Torch's
+    grad = labels.double().requires_grad_()
+    assert backend.select(grad, mask).requires_grad
+    assert not calls
+    for dtype in (torch.float32, torch.float64):
+        a = torch.from_numpy(rng.standard_normal((300, 65))).to(dtype)[:, :64]  # strided
+        got = backend.vecdot_last_axis(a, torch._neg_view(a))
+        assert got.dtype == dtype and got.shape == (300,)
+        torch.testing.assert_close(got, -(a * a).sum(1))
+        one = backend.vecdot_last_axis(a[0], a[0])
+        assert isinstance(one, torch.Tensor) and one.shape == ()
+    assert calls == ["vecdot_last_axis"] * 4
+    calls.clear()
+    ints = torch.arange(6).reshape(2, 3)
+    assert backend.vecdot_last_axis(ints, ints) is None
+    assert backend.vecdot_last_axis(a.clone().requires_grad_(), a) is None
+    assert not calls
