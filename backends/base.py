@@ -356,6 +356,11 @@ class BackendBase:
         1): the library's own here (NumPy's backend searches short last axes faster)."""
         return (self.xp.max if want_max else self.xp.min)(block, axis=axes, keepdims=True)
 
+    def may_alias(self, block: Any, value: Any) -> bool:
+        """Whether writing ``value`` (a block) into ``block`` may read memory it writes, so
+        that ``value`` must be copied first. Here any block may (the caller copies)."""
+        return True
+
     def in_place(self, op: Any, block: Any, value: Any) -> bool:
         """``op`` (``operator.iadd``, ``isub``, ``imul`` or ``itruediv``) applied to ``block``
         in place with ``value`` (a Python number, or a block of the same shape and dtype),

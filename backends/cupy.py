@@ -205,10 +205,14 @@ class CuPyBackend(BackendBase):
         another array that may share memory with the block: CuPy does not buffer an
         overlapping operand as NumPy does, so a partly overlapping one would race."""
         if isinstance(value, cupy.ndarray) and value is not block:
-            if cupy.may_share_memory(block, value):
+            if self.may_alias(block, value):
                 return False
         op(block, value)
         return True
+
+    def may_alias(self, block: cupy.ndarray, value: cupy.ndarray) -> bool:
+        """``cupy.may_share_memory``: CuPy's copy kernels do not buffer an overlap."""
+        return cupy.may_share_memory(block, value)
 
     def moments(self, block: cupy.ndarray, axes: tuple[int, ...], n: int):
         """The moments of ``BackendBase.moments`` reading the block once

@@ -66,6 +66,10 @@ class NumPyBackend(BackendBase):
     def is_c_contiguous(self, block: np.ndarray) -> bool:
         return block.flags.c_contiguous
 
+    def may_alias(self, block: np.ndarray, value: np.ndarray) -> bool:
+        """Never: NumPy's assignment copies a source that overlaps its destination itself."""
+        return False
+
     def in_place(self, op, block: np.ndarray, value) -> bool:
         """NumPy's in-place operators: a ufunc with ``out=block``, which buffers a value that
         overlaps the block, so every operand is safe (a read-only block raises, as the

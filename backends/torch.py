@@ -457,12 +457,15 @@ class TorchBackend(BackendBase):
         if block.requires_grad:
             return False
         if isinstance(value, torch.Tensor) and value is not block:
-            if value.requires_grad or (
-                value.untyped_storage().data_ptr() == block.untyped_storage().data_ptr()
-            ):
+            if value.requires_grad or self.may_alias(block, value):
                 return False
         op(block, value)
         return True
+
+    def may_alias(self, block: torch.Tensor, value: torch.Tensor) -> bool:
+        """Where the two share a storage: Torch refuses to write from a partly overlapping
+        tensor (and copying from the same memory it writes could read written values)."""
+        return value.untyped_storage().data_ptr() == block.untyped_storage().data_ptr()
 
     def moments(self, block: torch.Tensor, axes: tuple[int, ...], n: int):
         """The moments of ``BackendBase.moments``: for a float CPU block, NumPy's one read in

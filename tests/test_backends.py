@@ -279,7 +279,7 @@ def test_torch_select_and_vecdot_through_numpy_views(monkeypatch):
     z = torch.complex(labels.double(), labels.double() + 1)
     got = backend.select(z.conj(), mask)
     assert not got.is_conj() and torch.equal(got, z.conj_physical()[mask])
-    empty = torch.zeros(3001, dtype=torch.bool)
+    empty = torch.zeros(3001, dtype=torch.bool, device="cpu")
     assert backend.select(labels, empty).shape == (0,)
     assert calls == ["select"] * 4
     calls.clear()
@@ -297,7 +297,7 @@ def test_torch_select_and_vecdot_through_numpy_views(monkeypatch):
         assert isinstance(one, torch.Tensor) and one.shape == ()
     assert calls == ["vecdot_last_axis"] * 4
     calls.clear()
-    ints = torch.arange(6).reshape(2, 3)
+    ints = torch.arange(6, device="cpu").reshape(2, 3)
     assert backend.vecdot_last_axis(ints, ints) is None
     assert backend.vecdot_last_axis(a.clone().requires_grad_(), a) is None
     assert not calls

@@ -137,8 +137,8 @@ def write_parts(x: _array.Array, parts: list[Part], piece: Any) -> None:
         x._local[key] = piece
         return
     xp = x._backend.xp
-    # A copy: ``piece`` may be a view of x's own block (``x[1:] = x[:-1]``), which PyTorch
-    # refuses to write from.
-    piece = xp.astype(piece, x._local.dtype, copy=True)
+    # A copy where ``piece`` may be a view of x's own block (``x[1:] = x[:-1]``), which
+    # PyTorch refuses to write from; NumPy buffers such a source itself.
+    piece = xp.astype(piece, x._local.dtype, copy=x._backend.may_alias(x._local, piece))
     piece = xp.broadcast_to(piece, selected_shape(parts))
     x._local[key] = xp.flip(piece, axis=flips) if flips else piece
