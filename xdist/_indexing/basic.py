@@ -464,8 +464,10 @@ def setitem_direct(x: _array.Array, items: tuple, value: Any) -> bool:
         key.append(k)
     if not held:  # another rank holds the element: nothing to write here
         return True
-    if isinstance(value, _array.Array):  # a copy: it may be a view of x's own block
-        value = x._backend.xp.astype(value._local, x._local.dtype, copy=True)
+    if isinstance(value, _array.Array):  # a copy where it may be a view of x's own block
+        value = value._local
+        if x._backend.may_alias(x._local, value):
+            value = x._backend.xp.astype(value, x._local.dtype, copy=True)
     x._local[(*key, Ellipsis)] = value
     return True
 
