@@ -9,14 +9,32 @@ Backends are looked up by name and imported only when first used.
 from __future__ import annotations
 
 import importlib
+import os
 
 from .base import Backend, Device
 
-__all__ = ["Backend", "Device", "get_backend", "available_backends"]
+__all__ = ["Backend", "Device", "get_backend", "available_backends", "prepare"]
 
 _MODULES = {"numpy": "numpy", "torch": "torch", "cupy": "cupy"}
 _PACKAGES = {"numpy": "numpy", "torch": "torch", "cupy": "cupy"}
 _loaded: dict[str, Backend] = {}
+
+# Settings a library reads from the environment once, at its first use, that its backend
+# makes (a user's own value is kept). Torch's CPU allocator asks for transparent huge pages
+# for tensors of 2 MiB or more only with THP_MEM_ALLOC_ENABLE set when it first allocates, as
+# NumPy does (``madvise``) for every array of 4 MiB or more. Without it, where the kernel gives
+# huge pages only on request (``madvise`` mode, the common default), every new large tensor is
+# paged in 4 KiB at a time: a fresh (6000, 6000) float32 product took 78 ms here, 27 ms with
+# it (NumPy 40 ms).
+_ENVIRONMENT = {"torch": {"THP_MEM_ALLOC_ENABLE": "1"}}
+
+
+def prepare(name: str) -> None:
+    """Set the environment the library of backend ``name`` reads at its first use (see
+    ``_ENVIRONMENT``): ``import xdist`` calls it for ``XDIST_BACKEND``'s backend, so that it
+    holds when the program first allocates, and ``get_backend`` for any other."""
+    for key, value in _ENVIRONMENT.get(name, {}).items():
+        os.environ.setdefault(key, value)
 
 
 def available_backends() -> tuple[str, ...]:
@@ -30,6 +48,7 @@ def get_backend(name: str) -> Backend:
             f"get_backend: unknown backend {name!r}; expected one of {tuple(_MODULES)}"
         )
     if name not in _loaded:
+        prepare(name)
         try:
             importlib.import_module(_PACKAGES[name])
         except ImportError as exc:

@@ -666,6 +666,9 @@ def _tmp(name: str) -> str:
 def start_servers(args, peers: list[str], configs: list[tuple[str, int]]) -> dict:
     me = [sys.executable, os.path.abspath(__file__), "--serve"]
     base = dict(os.environ, SCIPY_ARRAY_API="1", PYTHONHASHSEED="0")
+    # Torch's large CPU tensors on huge pages, as NumPy's arrays are and as xdist's Torch
+    # backend asks (backends/torch.py), for the Torch peer too: the same allocator for both.
+    base.setdefault("THP_MEM_ALLOC_ENABLE", "1")
     servers = {}
     for group in peers:
         env = base | _thread_env(PEER_THREADS[group])

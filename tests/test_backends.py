@@ -79,6 +79,29 @@ def test_torch_threads_setting_is_checked_on_first_use():
 
 
 @_NEEDS_TORCH
+def test_torch_backend_asks_for_huge_pages_unless_told_otherwise():
+    """Importing the Torch backend sets ``THP_MEM_ALLOC_ENABLE=1`` (read by Torch's CPU
+    allocator at its first allocation) before Torch is imported, and keeps a user's own
+    value; the child then allocates, so the setting is the one Torch reads."""
+    code = (
+        "import os, xdist, torch; torch.ones(1 << 20); "
+        "print(os.environ['THP_MEM_ALLOC_ENABLE'], flush=True)"
+    )
+    env = {**_clean_env(), "XDIST_COMM": "self", "XDIST_BACKEND": "torch"}
+    env.pop("THP_MEM_ALLOC_ENABLE", None)
+    for preset, expected in ((None, "1"), ("0", "0")):
+        extra = {} if preset is None else {"THP_MEM_ALLOC_ENABLE": preset}
+        run = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**env, **extra},
+        )
+        assert run.returncode == 0 and run.stdout == f"{expected}\n", (run.stdout, run.stderr)
+
+
+@_NEEDS_TORCH
 @pytest.mark.parametrize("value", ["-2", "0", "1.5", "two", " "])
 def test_torch_threads_rejects_what_is_not_a_positive_integer(monkeypatch, value):
     from xdist.backends.torch import _threads_per_rank

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ._transport.comm import Communicator, SelfComm
-from .backends import Backend, Device, get_backend
+from .backends import Backend, Device, get_backend, prepare
 
 __all__ = [
     "backend_context",
@@ -129,12 +129,18 @@ def _pick_device(backend: Backend, spec: str) -> Device | None:
     return backend.check_device(spec, "XDIST_DEVICE")
 
 
+def _environment_backend() -> str:
+    return os.environ.get("XDIST_BACKEND", "numpy").strip().lower() or "numpy"
+
+
+prepare(_environment_backend())  # before the program's first use of the library
+
+
 def default_backend() -> Backend:
     """The backend new arrays use (``XDIST_BACKEND``, numpy by default)."""
     global _backend
     if _backend is None:
-        name = os.environ.get("XDIST_BACKEND", "numpy").strip().lower() or "numpy"
-        backend = get_backend(name)
+        backend = get_backend(_environment_backend())
         backend.set_default_device(_pick_device(backend, os.environ.get("XDIST_DEVICE", "")))
         _backend = backend
     return _backend
