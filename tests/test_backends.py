@@ -324,3 +324,31 @@ def test_torch_select_and_vecdot_through_numpy_views(monkeypatch):
     assert backend.vecdot_last_axis(ints, ints) is None
     assert backend.vecdot_last_axis(a.clone().requires_grad_(), a) is None
     assert not calls
+
+
+def test_numpy_backend_multiplies_a_thin_matrix_by_its_transpose_as_a_general_product():
+    """``a @ a.T`` of few columns takes NumPy's general product on a contiguous copy of
+    ``a.T`` (``syrk`` and its triangle copy are slower there), also into ``out``, with
+    float32 rounding against float64; a wide ``a`` (``syrk`` kept) and the transpose of
+    another array keep their operand."""
+    from xdist.backends import numpy as backend_module
+
+    backend = backend_module.backend()
+    a = np.random.default_rng(4).standard_normal((300, 18)).astype(np.float32)
+    at = a.T
+    b = backend_module.gemm_operand(a, at)
+    assert b is not at and b.flags.c_contiguous and np.array_equal(b, at)
+    got = backend.xp.matmul(a, at)
+    exact = a.astype(np.float64) @ at.astype(np.float64)
+    np.testing.assert_allclose(got, exact, rtol=2e-5, atol=2e-5)
+    out = np.empty((300, 300), np.float32)
+    backend.matmul_into(a, at, out)
+    assert np.array_equal(out, got)
+    v = a[:, :5]  # a strided view and its transpose: one memory
+    vt = v.T
+    assert backend_module.gemm_operand(v, vt) is not vt
+    wide = np.ones((4, 600))
+    wt = wide.T
+    assert backend_module.gemm_operand(wide, wt) is wt
+    other = a.copy().T
+    assert backend_module.gemm_operand(a, other) is other
