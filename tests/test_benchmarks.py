@@ -75,6 +75,28 @@ def test_rows_made_anywhere_are_the_same():
             np.testing.assert_array_equal(np.concatenate([p[key] for p in parts]), whole[key])
 
 
+def test_lasso_contenders_report_their_epochs(capsys):
+    """Each Lasso contender's result ends with the epochs it ran (scikit-learn's and xdist's
+    ``n_iter_``; the NumPy descent runs them all), and the run names those that stopped
+    early: with ``tol=0`` a sweep that changes nothing and a duality gap <= 0 in rounding
+    stop the descent, and such a contender did less work than the others."""
+    ops = workloads.peer_ops("sklearn", "lasso", 0.01)
+    ref = workloads.reference("lasso", 0.01)["lasso_gram"]
+    for fn, summary in ops.values():
+        with warnings.catch_warnings():  # tol=0: scikit-learn warns that it did not converge
+            warnings.simplefilter("ignore")
+            got = summary(fn())
+        assert got.shape == (ref.shape[0] + 1,) and 1 <= got[-1] <= workloads.LASSO_EPOCHS
+        assert workloads.error("lasso", ref, got[:-1]) <= workloads.TOLERANCE["lasso"]
+    fn, summary = workloads.peer_ops("numpy", "lasso", 0.01)["lasso_gram"]
+    assert summary(fn())[-1] == workloads.LASSO_EPOCHS
+    workloads._report_epochs({"a": workloads.LASSO_EPOCHS, "b": 8})
+    workloads._report_epochs({"a": workloads.LASSO_EPOCHS})
+    first, second = capsys.readouterr().out.splitlines()
+    assert "but b 8 (" in first and " a " not in first
+    assert second == f"- lasso: epochs run: all {workloads.LASSO_EPOCHS}"
+
+
 @pytest.mark.skipif(
     os.environ.get("XDIST_BENCHMARK_TEST") == "0",
     reason="tests/run.py runs the benchmark smoke run once per command, in its first NumPy "
