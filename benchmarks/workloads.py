@@ -774,18 +774,12 @@ def _report_epochs(epochs: dict[str, int]) -> None:
     xdist follows) still stops early after a sweep that changes no coefficient if the
     duality gap is then <= 0 in rounding: such a contender did less work than the others,
     so its ratio is not comparable (the tables below do not correct for it)."""
-    short = {k: v for k, v in epochs.items() if v != LASSO_EPOCHS}
-    print(
-        f"- lasso: epochs run: all {LASSO_EPOCHS}"
-        + (
-            ""
-            if not short
-            else " but " + ", ".join(f"{k} {v}" for k, v in short.items())
-            + " (a sweep changed nothing and the duality gap was <= 0 in rounding: less"
-            " work, not comparable)"
-        ),
-        flush=True,
-    )
+    line = f"- lasso: epochs run: all {LASSO_EPOCHS}"
+    short = [f"{k} {v}" for k, v in epochs.items() if v != LASSO_EPOCHS]
+    if short:
+        line += " but " + ", ".join(short) + " (a sweep changed nothing and the duality gap"
+        line += " was <= 0 in rounding: less work, not comparable)"
+    print(line, flush=True)
 
 
 def _label(key) -> str:

@@ -36,7 +36,7 @@ from .keys import (
     selected_shape,
     split_part,
 )
-from .values import check_value, fetch_value, full_box, wanted, write_parts
+from .values import check_value, fetch_value, full_box, wanted, writable_source, write_parts
 
 __all__: list[str] = []
 
@@ -464,10 +464,8 @@ def setitem_direct(x: _array.Array, items: tuple, value: Any) -> bool:
         key.append(k)
     if not held:  # another rank holds the element: nothing to write here
         return True
-    if isinstance(value, _array.Array):  # a copy where it may be a view of x's own block
-        value = value._local
-        if x._backend.may_alias(x._local, value):
-            value = x._backend.xp.astype(value, x._local.dtype, copy=True)
+    if isinstance(value, _array.Array):
+        value = writable_source(x, value._local)
     x._local[(*key, Ellipsis)] = value
     return True
 

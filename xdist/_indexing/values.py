@@ -129,6 +129,14 @@ def fetch_value(value: Any, want: list[Box | None]) -> Any:
 
 
 # -- the write ----------------------------------------------------------------------------------
+def writable_source(x: _array.Array, piece: Any) -> Any:
+    """``piece`` (a block) in ``x``'s dtype, copied where it may be a view of x's own block
+    (``x[1:] = x[:-1]``), which PyTorch refuses to write from; NumPy buffers such a source
+    itself (``Backend.may_alias``)."""
+    copy = x._backend.may_alias(x._local, piece)
+    return x._backend.xp.astype(piece, x._local.dtype, copy=copy)
+
+
 def write_parts(x: _array.Array, parts: list[Part], piece: Any) -> None:
     """Write ``piece`` (a Python scalar, or a block broadcastable to the local selection
     ``parts`` of ``x``'s block)."""
@@ -137,8 +145,5 @@ def write_parts(x: _array.Array, parts: list[Part], piece: Any) -> None:
         x._local[key] = piece
         return
     xp = x._backend.xp
-    # A copy where ``piece`` may be a view of x's own block (``x[1:] = x[:-1]``), which
-    # PyTorch refuses to write from; NumPy buffers such a source itself.
-    piece = xp.astype(piece, x._local.dtype, copy=x._backend.may_alias(x._local, piece))
-    piece = xp.broadcast_to(piece, selected_shape(parts))
+    piece = xp.broadcast_to(writable_source(x, piece), selected_shape(parts))
     x._local[key] = xp.flip(piece, axis=flips) if flips else piece
