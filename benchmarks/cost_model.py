@@ -19,6 +19,7 @@ Pure Python and standard library: the model runs for ``p = 4096`` without MPI or
 from __future__ import annotations
 
 import argparse
+import bisect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -173,11 +174,61 @@ def _mirrored(p: int, n: int) -> list[tuple[int, int]]:
     return out
 
 
-def sort(p: int, n: int, itemsize: int, order: str = "random") -> Cost:
+# xdist/_ops/sample_sort.py: at most this many samples are gathered on every rank.
+GATHERED_SAMPLES = 1 << 16
+
+
+def _exchanged(p: int, counts: Sequence[int], order: str) -> list[tuple[int, int]]:
+    """Elements each rank sends to others in a sample sort's exchange, and to how many."""
+    if order == "random":
+        return [(c * (p - 1) // p, p - 1) for c in counts]
+    if order == "reversed":
+        return _mirrored(p, sum(counts))
+    return [(0, 0)] * p
+
+
+def _add(row: dict, kind: str, calls: int, nbytes: int, messages: int) -> None:
+    c, b, m = row.get(kind, (0, 0, 0))
+    row[kind] = (c + calls, b + nbytes, m + messages)
+
+
+def _regular_weights(c: int, m: int) -> list[int]:
+    """The runs that ``m`` regular samples of ``c`` sorted elements stand for."""
+    return [(i + 1) * c // m - i * c // m for i in range(m)]
+
+
+def _splitter_owners(p: int, counts: Sequence[int], taken: Sequence[int], order: str) -> list[int]:
+    """How many of the ``p - 1`` splitters each rank holds after the samples' own sort: the
+    samples in value order (rank order for sorted data, reversed for reversed data; random
+    data taken as sorted), each splitter the first whose weighted rank reaches a boundary,
+    the samples balanced over the ranks."""
+    ranks = range(p - 1, -1, -1) if order == "reversed" else range(p)
+    before, acc = [], 0
+    for r in ranks:
+        for w in _regular_weights(counts[r], taken[r]):
+            before.append(acc)
+            acc += w
+    ends = offsets(balanced(len(before), p))[1:] + [len(before)]
+    owned = [0] * p
+    for b in offsets(balanced(sum(counts), p))[1:]:
+        pos = min(bisect.bisect_left(before, b), len(before) - 1)
+        owned[bisect.bisect_right(ends, pos)] += 1
+    return owned
+
+
+def sort(
+    p: int, n: int, itemsize: int, order: str = "random", gathered: int = GATHERED_SAMPLES
+) -> Cost:
     """``sort`` of a 1-D array of ``n`` elements split over ``p`` ranks: the sample sort
     (``xdist/_ops/sample_sort.py``). Samples: ``min(c, p)`` (value, int64 index) pairs per
-    rank in one allgatherv; cuts: ``p - 1`` int64 per rank in one allgather; the exchange:
-    one alltoallv of the elements that belong elsewhere; the rebalance: one alltoallv.
+    rank. Up to ``gathered`` of them in all (``p <= 256`` by default), one allgatherv of
+    them; beyond, they are sample-sorted over the ranks (their own ``max(1, gathered // p)``
+    samples per rank in one allgatherv, piece lengths and totals, one alltoallv carrying
+    value, index and weight), then one exscan of a weight total, one allreduce of ``p - 1``
+    counts and one allgatherv of the ``p - 1`` splitters from the ranks holding them. The
+    piece lengths: one int64 for each other rank in one alltoall, and the rank's total in one
+    allgather; the exchange: one alltoallv of the elements that belong elsewhere; the
+    rebalance: one alltoallv.
     ``order`` of the input: ``"random"`` (about ``c (p - 1) / p`` elements of each rank leave
     it, for every other rank: the expected exchange), ``"reversed"`` distinct values (each
     block goes to the ranks covering its mirrored range) or ``"sorted"`` (nothing moves).
@@ -186,21 +237,31 @@ def sort(p: int, n: int, itemsize: int, order: str = "random") -> Cost:
     if p == 1:
         return {}
     counts = balanced(n, p)
-    if order == "random":
-        exchange = [(c * (p - 1) // p, p - 1) for c in counts]
-    elif order == "reversed":
-        exchange = _mirrored(p, n)
-    else:
-        exchange = [(0, 0)] * p
+    taken = [min(c, p) for c in counts]
+    exchange = _exchanged(p, counts, order)
+    over_ranks = sum(taken) > gathered
+    if over_ranks:
+        own = max(1, gathered // p)
+        inner = _exchanged(p, taken, order)
+        owned = _splitter_owners(p, counts, taken, order)
     per_rank: PerRank = []
-    for r, c in enumerate(counts):
-        samples = min(c, p)
-        row = {
-            "allgatherv": (1, samples * (itemsize + 8), (p - 1) if samples else 0),
-            "allgather": (1, (p - 1) * 8, p - 1),
-            # the exchange; then the rebalance (nothing for an exact split)
-            "alltoallv": (2, exchange[r][0] * itemsize, exchange[r][1]),
-        }
+    for r in range(p):
+        row: dict = {}
+        if over_ranks:
+            mine = min(taken[r], own)
+            _add(row, "allgatherv", 1, mine * (itemsize + 8), (p - 1) if mine else 0)
+            _add(row, "alltoall", 1, (p - 1) * 8, p - 1)
+            _add(row, "allgather", 1, 8, p - 1)
+            _add(row, "alltoallv", 1, inner[r][0] * (itemsize + 16), inner[r][1])
+            _add(row, "exscan", 1, 8, p - 1 - r)
+            _add(row, "allreduce", 1, (p - 1) * 8, p - 1)
+            _add(row, "allgatherv", 1, owned[r] * (itemsize + 8), (p - 1) if owned[r] else 0)
+        else:
+            _add(row, "allgatherv", 1, taken[r] * (itemsize + 8), (p - 1) if taken[r] else 0)
+        _add(row, "alltoall", 1, (p - 1) * 8, p - 1)
+        _add(row, "allgather", 1, 8, p - 1)
+        # the exchange; then the rebalance (nothing for an exact split)
+        _add(row, "alltoallv", 2, exchange[r][0] * itemsize, exchange[r][1])
         per_rank.append(row)
     return busiest(per_rank)
 

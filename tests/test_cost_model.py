@@ -16,6 +16,7 @@ import pytest
 from helpers import COMM, distribute
 
 import xdist
+import xdist._ops.sample_sort as sample_sort_module
 from xdist.ml.cluster import KMeans
 from xdist.ml.linear_model import Lasso
 
@@ -88,14 +89,20 @@ def test_reductions(dtype):
 
 
 # -- sample sort -------------------------------------------------------------------------------
+@pytest.mark.parametrize("gathered", [cm.GATHERED_SAMPLES, 0], ids=["gathered", "over-ranks"])
 @pytest.mark.parametrize("dtype", ["float64", "int32"])
-def test_sort(dtype):
+def test_sort(monkeypatch, dtype, gathered):
+    """Both ways of finding the splitters: the samples gathered on every rank, and (as past
+    256 ranks) sorted over the ranks, forced here by no room for gathered samples."""
+    assert cm.GATHERED_SAMPLES == sample_sort_module.GATHERED_SAMPLES
+    monkeypatch.setattr(sample_sort_module, "GATHERED_SAMPLES", gathered)
     n = 30
     g = np.arange(n, 0, -1).astype(dtype)  # reversed: every block goes to its mirrored range
     x = distribute(g, 0)
-    assert counted(lambda: xdist.sort(x)) == cm.sort(P, n, g.itemsize, "reversed")
+    want = cm.sort(P, n, g.itemsize, "reversed", gathered)
+    assert counted(lambda: xdist.sort(x)) == want
     sorted_ = distribute(np.sort(g), 0)  # in order already: nothing leaves any rank
-    assert counted(lambda: xdist.sort(sorted_)) == cm.sort(P, n, g.itemsize, "sorted")
+    assert counted(lambda: xdist.sort(sorted_)) == cm.sort(P, n, g.itemsize, "sorted", gathered)
 
 
 def test_unique_and_median():

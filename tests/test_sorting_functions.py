@@ -9,6 +9,8 @@ import pytest
 from helpers import COMM, SIZE, assert_equal, distribute, layouts, random_array
 
 import xdist
+import xdist._ops.sample_sort as sample_sort_module
+import xdist._sorting_functions as sorting_module
 
 SHAPES = [(7,), (2,), (1,), (0,), (7, 5), (2, 3), (3, 4, 5), (4, 0)]
 KINDS = ["float64", "float32", "int8", "uint8", "int64", "float-ties", "int-ties"]
@@ -137,13 +139,71 @@ def test_sample_sort_messages_are_few_and_independent_of_size(func, shape):
     large = _collectives(lambda x: func(x, axis=-1), make((*shape[:-1], 3000), "float64"), -1)
     assert small == large
     lines = shape[0] if len(shape) == 2 else 1
-    if SIZE > lines:  # the sample sort
-        assert small == {"allgatherv": 1, "allgather": 1, "alltoallv": 2}
+    if SIZE > lines:  # the sample sort: samples, piece lengths, totals, pieces, rebalance
+        assert small == {"allgatherv": 1, "alltoall": 1, "allgather": 1, "alltoallv": 2}
     elif SIZE > 1:  # as many lines as ranks: the transpose plan
         assert small == {"alltoallv": 2}
     comm = RecordingComm(COMM)
     _collectives(lambda x: func(x, axis=-1), make((*shape[:-1], 3000), "float64"), -1, comm)
     assert all(n <= lines * SIZE * SIZE for n in comm.gathered), comm.gathered  # samples only
+
+
+@pytest.mark.parametrize("kind", ["float64", "int-ties", "float-ties"])
+@pytest.mark.parametrize("lines", [1, 2])
+def test_samples_sorted_over_the_ranks_give_the_same_sort(monkeypatch, kind, lines):
+    """Past ``GATHERED_SAMPLES`` the splitters come from the samples sample-sorted over the
+    ranks (each taking one sample of its own samples: the most uneven split of them), not
+    gathered on every rank: the same results, no allgatherv of more than one sample per rank
+    and line or of the splitters, and no rank holds more than PSRS allows before the
+    rebalance (twice its share, plus one run of the samples of each rank)."""
+    monkeypatch.setattr(sample_sort_module, "GATHERED_SAMPLES", 0)
+    a = make((lines, 600), kind, seed=11)
+    for counts in (None, layouts(a.shape[1:])[-1][1]):  # balanced; very uneven with empties
+        for descending in (False, True):
+            comm = RecordingComm(COMM)
+            x = distribute(a, 1, counts, comm=comm)
+            want = expected_argsort(a, 1, descending)
+            comm.gathered.clear()
+            with xdist.count_collectives() as c:
+                got = xdist.argsort(x, axis=1, descending=descending)
+            gathered = list(comm.gathered)
+            assert_equal(got, want)
+            assert_equal(
+                xdist.sort(x, axis=1, descending=descending), np.take_along_axis(a, want, axis=1)
+            )
+            if SIZE > lines:
+                assert c["exscan"] == 1 and c["allreduce"] == 1, dict(c)
+                assert all(n <= lines * SIZE for n in gathered), gathered
+    v = make((600,), kind, seed=12)
+    x = distribute(v, 0)
+    got = xdist.unique_all(x)
+    want = np.unique(v, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    assert_equal(got.values, want[0])
+    assert_equal(got.counts, want[3])
+    assert_equal(xdist.median(x), np.median(v))
+
+
+def test_samples_sorted_over_the_ranks_hold_at_most_the_psrs_bound(monkeypatch):
+    """Before the rebalance every rank holds at most about twice its share: the splitters are
+    exactly those of the gathered samples, whichever way they were found."""
+    held = {}
+    real = sample_sort_module.sample_sort
+
+    def spy(*args, **kwargs):
+        res = real(*args, **kwargs)
+        if kwargs.get("samples") is None:
+            held[sample_sort_module.GATHERED_SAMPLES] = res.held.copy()
+        return res
+
+    a = make((1, 3000), "float64", seed=13)
+    x = distribute(a, 1)
+    monkeypatch.setattr(sorting_module, "sample_sort", spy)
+    xdist.sort(x, axis=1)
+    monkeypatch.setattr(sample_sort_module, "GATHERED_SAMPLES", 0)
+    xdist.sort(x, axis=1)
+    if SIZE > 1:
+        np.testing.assert_array_equal(held[0], held[1 << 16])
+        assert held[0].max() <= 2 * 3000 // SIZE + SIZE, held[0]
 
 
 def test_many_lines_take_two_all_to_alls():

@@ -12,7 +12,7 @@ possibly uneven counts, and an ``inverse_indices`` laid out as ``x``:
    one record per run of equal values (value, first index, count); a local inverse maps each
    element to its record. Many duplicates (class labels) shrink to a few records here.
 2. One ``allgather`` of the record counts, then the sample sort of the records by
-   (value, first index) (``_ops.sample_sort``: samples, cuts, one ``alltoallv``). The
+   (value, first index) (``_ops.sample_sort``: samples, piece lengths, one ``alltoallv``). The
    ranks' shares of the sorted records stay as the sort leaves them.
 3. Runs across ranks: one ``allgatherv`` of each non-empty rank's last value (at most ``p``
    values) tells a rank whether its first record continues a run; one ``allgather`` of three

@@ -15,10 +15,12 @@ the other axes), one of two plans:
 - ``L >= p`` ranks, *transpose*: one all-to-all makes every line whole on one rank (split
   across the lines), each rank sorts its lines, one all-to-all goes back to the axis.
 - ``L < p`` (a 1-D array among them), *sample sort* (PSRS, ``_ops/sample_sort.py``), all
-  lines at once: each rank sorts its block of every line; one ``allgatherv`` of at most
-  ``L * p * p`` samples picks ``p - 1`` splitters per line (ties cut by index); one
-  ``allgather`` of the cuts and one ``alltoallv`` of the pieces, merged by one stable sort;
-  one ``alltoallv`` rebalances the lines to balanced blocks.
+  lines at once: each rank sorts its block of every line; ``p`` regular samples per rank and
+  line pick ``p - 1`` splitters per line (ties cut by index), gathered on every rank up to
+  ``GATHERED_SAMPLES`` (65536) in all, else sample-sorted over the ranks themselves; one
+  ``alltoall`` of the piece lengths, one ``allgather`` of the totals and one ``alltoallv`` of
+  the pieces, merged by one stable sort; one ``alltoallv`` rebalances the lines to balanced
+  blocks.
 """
 
 from __future__ import annotations

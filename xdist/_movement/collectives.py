@@ -56,6 +56,7 @@ __all__ = [
     "halo",
     "layout_from_local",
     "route_to_owners",
+    "alltoall_ints",
     "alltoallv_fields",
     "alltoallv_host",
     "sendrecv_block",
@@ -116,6 +117,13 @@ def bcast_host(buf: np.ndarray, root: int, comm: Communicator) -> np.ndarray:
 def allgather_ints(values: Sequence[int], comm: Communicator) -> np.ndarray:
     """A ``(p, len(values))`` int64 table: row r holds rank r's ``values``."""
     return comm.allgather_ints(values)
+
+
+def alltoall_ints(table: np.ndarray, comm: Communicator) -> np.ndarray:
+    """``table[q]`` (``m`` ints) sent to each rank ``q``; returns the ``(p, m)`` int64 table
+    whose row ``q`` is what rank ``q`` sent here (one ``alltoall``; small metadata only)."""
+    table = np.asarray(table, dtype=np.int64)
+    return comm.alltoall_ints(table.reshape(-1)).reshape(comm.size, -1)
 
 
 def allgather_host(buf: np.ndarray, counts: Sequence[int], comm: Communicator) -> np.ndarray:

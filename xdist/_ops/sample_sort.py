@@ -6,16 +6,23 @@ Every line is sorted by the pair (value, index along the line): values in the ba
 
   1. each rank sorts its block of every line; ties keep index order (stable sort);
   2. it takes ``min(c, p)`` regular samples of each line (``c`` its length there), each
-     weighted by the run of elements it stands for; one ``allgatherv`` of (value, index)
-     pairs, at most ``L * p * p`` of them: the memory bound of the algorithm;
-  3. every rank sorts the samples by (value, index) and picks the same ``p - 1`` splitters
-     per line, where the weighted sample rank reaches the balanced block boundaries;
+     weighted by the run of elements it stands for (PSRS: no rank then receives more than
+     about twice its balanced share in step 5);
+  3. the ``p - 1`` splitters per line are the samples where the weighted sample rank reaches
+     the balanced block boundaries, the same on every rank. Up to ``GATHERED_SAMPLES``
+     samples in all, one ``allgatherv`` of the (value, index) pairs and every rank sorts
+     them. Beyond (``L * p * p`` of them, 268 MB for one line at 4096 ranks), the samples are
+     sample-sorted over the ranks (this algorithm, its own splitters from at most
+     ``GATHERED_SAMPLES`` of them), each rank finds the boundaries among those it then
+     holds (one ``exscan`` and one ``allreduce`` of ``L`` and ``L * (p - 1)`` ints), and one
+     ``allgatherv`` of the ``L * (p - 1)`` splitters: ``O(p)`` memory and bytes per rank;
   4. each rank cuts its sorted lines at the splitters: a value search, then an index search
      in the run of values equal to the splitter's. Ties are cut by index, so many equal values
      still spread over the ranks, in index order;
-  5. one ``allgather`` of the cuts (``L * (p - 1)`` ints per rank) tells every rank what it
-     receives and what every rank will hold; one ``alltoallv`` moves the pieces (values, and
-     the indices where needed, packed in one buffer);
+  5. one ``alltoall`` of the piece lengths (``L`` ints for each rank) tells every rank what
+     it receives, and one ``allgather`` of the ``L`` totals what every rank will hold; one
+     ``alltoallv`` moves the pieces (values, and the indices where needed, packed in one
+     buffer);
   6. each rank merges its pieces with one stable sort: they arrive in rank order, which is
      index order along a split axis (indices not in rank order are carried and merged by);
   7. ``rebalance_lines``: one ``alltoallv`` to the balanced counts of every line.
@@ -36,11 +43,19 @@ from .._layout import balanced_counts
 from .._movement.collectives import (
     allgather_fields,
     allgather_ints,
+    allreduce_host,
+    alltoall_ints,
     alltoallv_fields,
     alltoallv_host,
+    exscan_host,
 )
 
-__all__ = ["SortedLines", "rebalance_lines", "sample_sort", "send_back"]
+__all__ = ["GATHERED_SAMPLES", "SortedLines", "rebalance_lines", "sample_sort", "send_back"]
+
+# Step 3: at most this many samples (over every line) are gathered on every rank; more are
+# sorted over the ranks (2^16 (value, index) pairs: 1 MiB for 8-byte values; one line at up
+# to 256 ranks).
+GATHERED_SAMPLES = 1 << 16
 
 
 @dataclass
@@ -71,6 +86,7 @@ def sample_sort(
     keep_index: bool = False,
     extra: Sequence[Any] = (),
     presorted: bool = False,
+    samples: int | None = None,
 ) -> SortedLines:
     """Steps 1-6 of the sample sort on ``L`` lines sorted by (value, index).
 
@@ -78,6 +94,8 @@ def sample_sort(
     index grows along each line. ``rank_ordered``: every index of rank r is below every index
     of rank r + 1 (then the merge needs no index). ``keep_index`` carries the index to the
     result, ``extra`` carries more ``(L, c)`` arrays; ``presorted``: the lines come sorted.
+    ``samples``: at most this many samples per rank and line, gathered on every rank
+    (step 3's sort of the samples themselves); ``None``: ``p`` (PSRS).
     """
     xp, p, me = backend.xp, comm.size, comm.rank
     nlines = values.shape[0]
@@ -88,31 +106,29 @@ def sample_sort(
         index = xp.take_along_axis(index, perm, axis=1)
         extra = [xp.take_along_axis(e, perm, axis=1) for e in extra]
     if sum(counts) == 0:  # nothing to sort: every rank keeps its (empty) lines
-        every = np.zeros((p, nlines, p - 1), np.int64)
+        sent = np.zeros((nlines, p), np.int64)
+        came, held = np.zeros((p, nlines), np.int64), np.zeros((p, nlines), np.int64)
     else:
-        sp_values, sp_index = _splitters(values, index, counts, comm, backend, descending)
+        sp_values, sp_index = _splitters(
+            values, index, counts, comm, backend, descending, rank_ordered, samples
+        )
         cuts = _cuts(values, index, sp_values, sp_index, descending, backend)
-        every = allgather_ints(cuts.reshape(-1), comm).reshape(p, nlines, p - 1)
-    edges = np.concatenate(
-        [
-            np.zeros((p, nlines, 1), np.int64),
-            every,
-            np.broadcast_to(np.asarray(counts, np.int64)[:, None, None], (p, nlines, 1)),
-        ],
-        axis=2,
-    )
-    pieces = np.diff(edges, axis=2)  # (source, line, destination)
+        edges = np.zeros((nlines, p + 1), np.int64)
+        edges[:, 1:p], edges[:, p] = cuts, counts[me]
+        sent = np.diff(edges, axis=1)  # (line, destination)
+        came = alltoall_ints(sent.T, comm)  # (source, line)
+        held = allgather_ints(came.sum(axis=0), comm)  # (rank, line)
     carry_index = keep_index or not rank_ordered
     fields = [values, *([index] if carry_index else []), *extra]
     host = [backend.to_host(xp.reshape(f, (-1,))) for f in fields]
-    dest_order = _dest_major(pieces[me])
+    dest_order = _dest_major(sent)
     if dest_order is not None:
         host = [h[dest_order] for h in host]
-    sendcounts, recvcounts = pieces[me].sum(axis=0), pieces[:, :, me].sum(axis=1)
+    sendcounts, recvcounts = sent.sum(axis=0), came.sum(axis=1)
     got = alltoallv_fields(host, sendcounts, recvcounts, comm)
     device = backend.device_of(values)
     got = [backend.from_host(g, device) for g in got]
-    lines = _line_ids(pieces[:, :, me])
+    lines = _line_ids(came)
     merge = _merge_order(
         got[0],
         got[1] if not rank_ordered else None,
@@ -125,7 +141,7 @@ def sample_sort(
         values=got[0],
         index=got[1] if carry_index else None,
         extra=got[1 + carry_index :],
-        held=pieces.sum(axis=0).T.copy(),
+        held=held,
         perm=perm,
         dest_order=dest_order,
         sendcounts=sendcounts,
@@ -134,34 +150,41 @@ def sample_sort(
     )
 
 
-def _splitters(values, index, counts, comm, backend, descending) -> tuple[Any, Any]:
+def _splitters(
+    values, index, counts, comm, backend, descending, rank_ordered, samples
+) -> tuple[Any, Any]:
     """Steps 2-3: the ``p - 1`` splitters (value, index) of each line, the same on every rank."""
     xp, p, me = backend.xp, comm.size, comm.rank
     nlines, device = values.shape[0], backend.device_of(values)
-    taken = [min(c, p) for c in counts]
-    where = [np.arange(m, dtype=np.int64) * c // max(m, 1) for c, m in zip(counts, taken)]
-    at = backend.from_host(where[me], device)
-    mine = [xp.take(values, at, axis=1), xp.take(index, at, axis=1)]
+    taken = [min(c, p if samples is None else samples) for c in counts]
+    where = np.arange(taken[me], dtype=np.int64) * counts[me] // max(taken[me], 1)
+    at = backend.from_host(where, device)
+    mine = (xp.take(values, at, axis=1), xp.take(index, at, axis=1))
+    # Each sample stands for the elements from it up to the next sample of its rank.
+    weights = np.diff(np.append(where, counts[me]))
+    bounds = np.cumsum(balanced_counts(int(sum(counts)), p))[:-1]
+    if samples is None and p > 1 and nlines * sum(taken) > GATHERED_SAMPLES:
+        order = (descending, rank_ordered)
+        return _sorted_over_ranks(mine, weights, taken, bounds, comm, backend, *order)
     host = [backend.to_host(xp.reshape(f, (-1,))) for f in mine]
     flat = allgather_fields(host, [nlines * m for m in taken], comm)
-    blocks = np.cumsum([0] + [nlines * m for m in taken])
-    lines = [
-        np.concatenate(
-            [f[blocks[r] : blocks[r + 1]].reshape(nlines, taken[r]) for r in range(p)], axis=1
-        )
-        for f in flat
-    ]
-    s_values, s_index = (backend.from_host(np.ascontiguousarray(f), device) for f in lines)
+    # Every rank's samples and weights, rank after rank along each line (vectorized over the
+    # ranks: sample i of rank r, of m in its c elements, sits at i * c // m).
+    m = np.asarray(taken, np.int64)
+    rank = np.repeat(np.arange(p), m)
+    i = np.arange(rank.size) - np.repeat(np.cumsum(m) - m, m)
+    c = np.asarray(counts, np.int64)[rank]
+    every = ((i + 1) * c) // m[rank] - (i * c) // m[rank]
+    block = np.repeat(nlines * (np.cumsum(m) - m), m)  # where rank r's samples start in flat
+    gather = block[None, :] + np.arange(nlines)[:, None] * m[rank][None, :] + i[None, :]
+    s_values, s_index = (backend.from_host(f[gather], device) for f in flat)
     order = xp.argsort(s_index, axis=1, stable=True)
     again = xp.argsort(
         xp.take_along_axis(s_values, order, axis=1), axis=1, descending=descending, stable=True
     )
     order = xp.take_along_axis(order, again, axis=1)
-    # Each sample stands for the elements from it up to the next sample of its rank.
-    weights = np.concatenate([np.diff(np.append(w, c)) for w, c in zip(where, counts)])
-    w = weights[backend.to_host(order)]
+    w = every[backend.to_host(order)]
     before = np.cumsum(w, axis=1) - w
-    bounds = np.cumsum(balanced_counts(int(sum(counts)), p))[:-1]
     last = before.shape[1] - 1
     pick = np.stack([np.minimum(np.searchsorted(b, bounds), last) for b in before])
     chosen = xp.take_along_axis(order, backend.from_host(pick, device), axis=1)
@@ -169,6 +192,65 @@ def _splitters(values, index, counts, comm, backend, descending) -> tuple[Any, A
         xp.take_along_axis(s_values, chosen, axis=1),
         xp.take_along_axis(s_index, chosen, axis=1),
     )
+
+
+def _sorted_over_ranks(
+    mine, weights, taken, bounds, comm, backend, descending, rank_ordered
+) -> tuple[Any, Any]:
+    """Step 3 for many samples: the splitters from the samples sample-sorted over the ranks.
+
+    ``mine``: this rank's ``(L, m)`` samples (values, index), sorted; ``weights``: the ``m``
+    runs they stand for. The samples are sorted by this algorithm with at most
+    ``GATHERED_SAMPLES // (L p)`` of their own samples per rank (their own imbalance only
+    costs samples); then each sample's weighted rank is its line's weights before it (a
+    running sum here, one ``exscan`` of the ``L`` totals); the splitter of boundary ``b`` is
+    the first sample whose weighted rank reaches ``b`` (its position: how many fall short of
+    ``b``, one ``allreduce`` of ``L (p - 1)`` counts), the last where none does, as the
+    gathered path picks; the ranks holding the splitters send them in one ``allgatherv``.
+    """
+    xp, p, me = backend.xp, comm.size, comm.rank
+    nlines, device = mine[0].shape[0], backend.device_of(mine[0])
+    ranked = backend.from_host(np.broadcast_to(weights, (nlines, weights.size)).copy(), device)
+    res = sample_sort(
+        mine[0],
+        mine[1],
+        taken,
+        comm,
+        backend,
+        descending=descending,
+        rank_ordered=rank_ordered,
+        keep_index=True,
+        extra=[ranked],
+        presorted=True,
+        samples=max(1, GATHERED_SAMPLES // (nlines * p)),
+    )
+    here = res.held[me]  # this rank's samples of each line, line after line in res
+    line = np.repeat(np.arange(nlines), here)
+    w = backend.to_host(res.extra[0]).astype(np.int64, copy=False)
+    totals = np.bincount(line, weights=w, minlength=nlines).astype(np.int64)
+    run = np.cumsum(w) - w  # weights before each sample here, from this rank's first
+    first = np.cumsum(here) - here  # where each line starts here
+    start = np.zeros(nlines, np.int64)
+    start[here > 0] = run[first[here > 0]]
+    before = run - np.repeat(start - exscan_host(totals, "sum", comm), here)
+    short = np.zeros((nlines, bounds.size), np.int64)  # samples here below each boundary
+    for j in np.nonzero(here)[0]:
+        short[j] = np.searchsorted(before[first[j] : first[j] + here[j]], bounds)
+    pos = np.minimum(allreduce_host(short, "sum", comm), sum(taken) - 1)  # (line, boundary)
+    ends = np.cumsum(res.held, axis=0)  # (rank, line): one past each rank's last sample
+    owner = np.stack([np.searchsorted(ends[:, j], pos[j], side="right") for j in range(nlines)])
+    ours = np.nonzero(owner.reshape(-1) == me)[0]
+    local = (first - (ends[me] - here))[ours // bounds.size] + pos.reshape(-1)[ours]
+    at = backend.from_host(local, device)
+    sent = [backend.to_host(xp.take(f, at, axis=0)) for f in (res.values, res.index)]
+    got = allgather_fields(sent, np.bincount(owner.reshape(-1), minlength=p), comm)
+    order = np.argsort(owner.reshape(-1), kind="stable")  # the rank-major order of arrival
+    out = []
+    for g in got:
+        flat = np.empty_like(g)
+        flat[order] = g
+        out.append(backend.from_host(flat.reshape(nlines, bounds.size), device))
+    return out[0], out[1]
 
 
 def _cuts(values, index, sp_values, sp_index, descending, backend) -> np.ndarray:
