@@ -452,6 +452,20 @@ def random_draw(p: int, seeded: bool = True, check_replicated: bool = False) -> 
 
 
 # -- the four workloads (per-iteration costs measured from xdist.ml, checked by the tests) -----
+# The agreement of ``xdist.asarray`` on data given whole on every rank: one allreduce of its
+# 66 ints of metadata and their negatives (``same_on_every_rank``), whatever the rank count.
+AGREEMENT = 2 * 66 * 8
+
+
+def _agreements(p: int, made: int, check_replicated: bool) -> Cost:
+    """The messages of ``made`` replicated arrays built by ``asarray``: the agreement on each,
+    and with ``check_replicated`` an allgather of its checksum (one int)."""
+    out = {"allreduce": Traffic(made, made * AGREEMENT, made * (p - 1))}
+    if check_replicated:
+        out["allgather"] = Traffic(made, made * 8, made * (p - 1))
+    return out
+
+
 def kmeans(
     p: int,
     k: int,
@@ -466,8 +480,9 @@ def kmeans(
     allreduce of the k x (d + 1) cluster statistics (sums with the count column) and, after
     the first, two allgathers of one count (the samples that changed cluster, selected by a
     mask), or, without ``select`` (blocks on a GPU), one allreduce of the int64 number
-    moved instead; around them: the init's agreement (one allgather of 66 ints), the data's mean, a
-    flag and the final inertia (4 allreduces: the float64 mean, 1 byte, 3 float32 values of
+    moved instead; around them: the init's agreement (``AGREEMENT``: one allreduce of 132
+    ints), the data's mean, a flag and the final inertia (4 allreduces: the float64 mean, 1
+    byte, 3 float32 values of
     ``ml/cluster.py:_inertia_scores`` and a last reduction of ``last_bytes``: 4 on the tests'
     600 x 6 data, 8 at 200000 x 64 with ``benchmarks/cost_model_check.py``'s data, the
     inertia's branch depending on the data). At one rank only the two allgathers per
@@ -482,10 +497,9 @@ def kmeans(
     else:
         changed = {"allreduce": Traffic(1, 8, p - 1)}
     checks = int(check_replicated)
-    setup = {
-        "allreduce": Traffic(4, 8 * d + 13 + last_bytes, 4 * (p - 1)),
-        "allgather": Traffic(1 + checks, 528 + 8 * checks, (1 + checks) * (p - 1)),
-    }
+    setup = merged(
+        {"allreduce": Traffic(4, 8 * d + 13 + last_bytes, 4 * (p - 1))}, _agreements(p, 1, checks)
+    )
     return merged(setup, scaled(per_iter, iterations), scaled(changed, iterations - 1))
 
 
@@ -508,13 +522,11 @@ def lasso(
     d x d fits for d up to 2048); then nothing per epoch: the duality gap takes ``X.T @ R``
     from the kept scores.
     Replicated arrays made inside (one with the Gram matrix, two without) agree on their
-    metadata (an allgather of 66 ints each) and, with ``check_replicated``, a checksum (an
-    allgather of one int each)."""
+    metadata (``AGREEMENT`` each) and, with ``check_replicated``, a checksum (an allgather of
+    one int each)."""
     if p == 1:
         return {}
-    made = 1 if gram else 2
-    calls = made * (1 + int(check_replicated))
-    agree = {"allgather": Traffic(calls, made * (528 + 8 * check_replicated), calls * (p - 1))}
+    agree = _agreements(p, 1 if gram else 2, check_replicated)
     if gram:
         return merged(agree, {"allreduce": Traffic(6, 8 * (d * d + 2 * d + 4), 6 * (p - 1))})
     sizes = [min(block, d - s) for s in range(0, d, block)]

@@ -104,7 +104,7 @@ def uneven_counts(n: int, nranks: int) -> tuple[int, ...]:
 def distribute(global_array, split=None, counts=None, comm=None) -> xdist.Array:
     """An xdist array holding ``global_array`` split along ``split`` with ``counts``
     (balanced when None), built without communication from the same data on every rank (the
-    public constructors agree on metadata with one allgather, which tests counting messages
+    public constructors agree on metadata with one allreduce, which tests counting messages
     must not see)."""
     comm = COMM if comm is None else comm
     g = np.asarray(global_array)

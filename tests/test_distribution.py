@@ -23,14 +23,25 @@ import xdist
 
 
 @comm_params
-def test_from_local_finds_counts_with_one_allgather(comm):
+def test_from_local_agrees_by_a_fixed_size_allreduce_and_gathers_one_int(comm):
+    """The metadata agreed by one allreduce whose size does not grow with the ranks, the
+    counts by one allgather of one int per rank; nothing on one rank."""
     rows = [(r * 2) % 3 for r in range(comm.size)]  # uneven, with empty blocks
     offsets = np.concatenate([[0], np.cumsum(rows)])
     g = random_array((int(sum(rows)), 4), seed=1)
     block = BACKEND.from_host(np.ascontiguousarray(g[offsets[comm.rank] : offsets[comm.rank + 1]]))
     with xdist.count_collectives() as c:
         x = xdist.from_local(block, split=0, comm=comm)
-    assert c == {"allgather": 1}
+    if comm.size > 1:
+        assert c == {"allreduce": 1, "allgather": 1}
+        assert c.bytes == {"allreduce": 2 * 36 * 8, "allgather": 8}, c.bytes
+    else:
+        assert c == {}
+    for check in (False, True):  # split=None: no counts; the checksums only when asked
+        with xdist.config_context(check_replicated=check), xdist.count_collectives() as c:
+            xdist.from_local(BACKEND.from_host(g), split=None, comm=comm)
+        want = {"allreduce": 1, "allgather": 1} if check else {"allreduce": 1}
+        assert c == (want if comm.size > 1 else {})
     assert x.counts == tuple(rows)
     assert x.shape == g.shape and x.lshape == tuple(block.shape)
     assert x.local is block

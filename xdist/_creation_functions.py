@@ -28,7 +28,7 @@ from . import _array
 from ._config import edition_sequence, get_config
 from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
 from ._layout import Layout
-from ._movement.collectives import allgather_ints, checksums
+from ._movement.collectives import allgather_ints, checksums, same_on_every_rank
 from ._movement.gathers import implicit_gather
 from ._movement.redistribute import redistribute_block
 from ._ops.slabs import from_sliceable, is_lazy_array
@@ -500,16 +500,19 @@ def _from_block(
 
 def _agree_on_data(t: Target, data: Any, src: np.dtype, func: str) -> None:
     """The ranks agree that ``data``, given whole on every rank, has one shape and dtype (one
-    allgather of its metadata): data that differs between ranks raises the same error
-    everywhere instead of giving blocks that do not fit together. Nothing is sent on one
-    rank."""
+    allreduce of its 66 ints of metadata and their negatives, whatever the rank count;
+    ``same_on_every_rank``):
+    data that differs between ranks raises the same error everywhere instead of giving
+    blocks that do not fit together. Only then is every rank's metadata gathered, to name
+    what differs. Nothing is sent on one rank."""
     comm = t.comm
     if comm.size == 1:
         return
     code = ALL_DTYPES.index(src) if src in ALL_DTYPES else -1
     shape = tuple(int(n) for n in data.shape)
-    info = allgather_ints([len(shape), code, *shape, *[0] * (64 - len(shape))], comm)
-    if (info != info[0]).any():
+    row = [len(shape), code, *shape, *[0] * (64 - len(shape))]
+    if not same_on_every_rank(row, comm):
+        info = allgather_ints(row, comm)
         shapes = [tuple(int(n) for n in row[2 : 2 + row[0]]) for row in info]
         dtypes = [str(ALL_DTYPES[c]) if c >= 0 else "other" for c in info[:, 1]]
         raise ValueError(

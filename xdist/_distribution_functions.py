@@ -13,7 +13,12 @@ from ._dtypes import ALL_DTYPES
 from ._formatting import format_values, summary_indices
 from ._indexing_functions import take
 from ._layout import Layout
-from ._movement.collectives import allgather_ints, checksums
+from ._movement.collectives import (
+    allgather_ints,
+    checksums,
+    counts_from_local,
+    same_on_every_rank,
+)
 from ._movement.redistribute import gather_block, redistribute_block
 from ._runtime import default_backend, default_comm
 from ._transport.comm import Communicator
@@ -57,13 +62,30 @@ def _describe(block: Any, split: Any, backend: Any) -> list[int]:
     return info
 
 
-def _agreed_metadata(block: Any, split: Any, comm: Communicator, backend: Any) -> np.ndarray:
-    """Every rank's ``_describe`` row (one allgather); raises the same error on every rank
-    where a rank's arguments are bad or the ranks disagree on the split, the number of
-    dimensions or the dtype."""
+def _agreed_metadata(block: Any, split: Any, comm: Communicator, backend: Any) -> tuple:
+    """The counts along the split axis (``()`` for ``split=None``) once the ranks agree on the
+    blocks' metadata; the same error on every rank where a rank's arguments are bad or the
+    ranks disagree on the split, the number of dimensions, the dtype or the other lengths.
+
+    Agreement is one allreduce of a fixed-size row (``same_on_every_rank``: 36 ints whatever
+    the rank count, twice: maxima and negated minima), then one allgather of one int, the
+    block's length along the split axis;
+    only a disagreement gathers every rank's row, to say in the error which rank differs."""
     mine = _describe(block, split, backend)
-    info = allgather_ints(mine + [0] * (4 + _MAX_DIMS - len(mine)), comm)
-    bad = [r for r in range(comm.size) if info[r, 0]]
+    row = mine + [0] * (4 + _MAX_DIMS - len(mine))
+    key = list(row)
+    if row[0] == 0 and row[1] >= 0:
+        key[4 + row[1]] = 0  # the length along the split axis may differ between ranks
+    if not same_on_every_rank(key, comm) or row[0]:
+        _disagreement(allgather_ints(row, comm), split, backend)
+    if split is None:
+        return ()
+    return counts_from_local(row[4 + row[1]], comm)
+
+
+def _disagreement(info: np.ndarray, split: Any, backend: Any) -> None:
+    """Raise the error that every rank's ``_describe`` row (``info``) shows."""
+    bad = [r for r in range(info.shape[0]) if info[r, 0]]
     if bad:
         r = bad[0]
         why = _WHY[int(info[r, 0])].format(backend=backend.name, ndim=info[r, 2], split=split)
@@ -80,7 +102,16 @@ def _agreed_metadata(block: Any, split: Any, comm: Communicator, backend: Any) -
                 "r); every rank must pass the same split and blocks of one dtype and number of "
                 "dimensions"
             )
-    return info
+    shapes = [tuple(s) for s in info[:, 4 : 4 + int(info[0, 2])].tolist()]
+    if split is None:
+        raise ValueError(
+            "from_local: split=None but the blocks' shapes differ between ranks: "
+            f"{shapes}; pass split=k to stack them along k"
+        )
+    raise ValueError(
+        f"from_local: blocks must agree on every dimension but split={int(info[0, 1])}; got "
+        f"shapes {shapes}"
+    )
 
 
 def from_local(
@@ -91,10 +122,12 @@ def from_local(
     Blocks may have any length along ``split`` (zero included) but must agree on every other
     dimension and on the dtype. With ``split=None`` every rank passes the same whole array.
 
-    Communication: one allgather of the blocks' metadata (dtype, shape, split), so a block that
-    differs between ranks raises the same error on every rank; with ``split=None`` and the
-    ``check_replicated`` setting on (``XDIST_CHECK_REPLICATED=1``; the test command sets it) one
-    more allgather of a checksum of the data.
+    Communication: one allreduce of the blocks' metadata (dtype, number of dimensions, the
+    other lengths, split: a fixed-size row), so a block that differs between ranks raises the
+    same error on every rank, and one allgather of the split axis' lengths; with
+    ``split=None`` no allgather, and with the ``check_replicated`` setting on
+    (``XDIST_CHECK_REPLICATED=1``; the test command sets it) one more allgather of a checksum
+    of the data. Nothing on one rank.
     """
     comm = default_comm() if comm is None else comm
     backend = default_backend()
@@ -103,25 +136,11 @@ def from_local(
             block = backend.asarray(block)
         except Exception:  # agreed below: every rank raises, not this one alone
             block = None
-    info = _agreed_metadata(block, split, comm, backend)
-    ndim = block.ndim
-    shapes = info[:, 4 : 4 + ndim]
+    counts = _agreed_metadata(block, split, comm, backend)
     if split is None:
-        if np.any(shapes != shapes[0]):
-            raise ValueError(
-                "from_local: split=None but the blocks' shapes differ between ranks: "
-                f"{[tuple(s) for s in shapes.tolist()]}; pass split=k to stack them along k"
-            )
         _check_replicated(block, comm, backend, "from_local")
         return _array.Array._new(block, Layout.replicated(tuple(block.shape)), comm, backend)
-    axis = split % ndim
-    other = np.delete(shapes, axis, axis=1)
-    if np.any(other != other[0]):
-        raise ValueError(
-            f"from_local: blocks must agree on every dimension but split={axis}; got shapes "
-            f"{[tuple(s) for s in shapes.tolist()]}"
-        )
-    counts = tuple(int(c) for c in shapes[:, axis])
+    axis = split % block.ndim
     shape = list(block.shape)
     shape[axis] = sum(counts)
     return _array.Array._new(block, Layout(tuple(shape), axis, counts), comm, backend)

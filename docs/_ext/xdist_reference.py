@@ -198,20 +198,21 @@ _add(
 _add(
     "xdist.asarray",
     "Data given whole on every rank (a NumPy array, a list): each rank keeps its slice, and one "
-    "allgather agrees on the shape and dtype so that data differing between ranks raises the "
-    "same error everywhere (plus a checksum allreduce when ``check_replicated`` is on). An "
-    "xdist array asked for another split moves as ``resplit`` does.",
+    "allreduce of a fixed-size row agrees on the shape and dtype so that data differing "
+    "between ranks raises the same error everywhere (plus an allgather of a checksum when "
+    "``check_replicated`` is on). An xdist array asked for another split moves as "
+    "``resplit`` does.",
     "x = xp.asarray(np.arange(12.0).reshape(4, 3), split=0)",
     NONE,
-    {"allgather": 1},
+    {"allreduce": 1},
 )
 _add(
     "xdist.from_dlpack",
     "As ``asarray`` of data given whole on every rank: each rank keeps its slice (all of it "
-    "for a replicated result) and one allgather agrees on the shape and dtype.",
+    "for a replicated result) and one allreduce agrees on the shape and dtype.",
     "y = xp.from_dlpack(np.arange(6.0))",
     NONE,
-    {"allgather": 1},
+    {"allreduce": 1},
 )
 _add(
     "xdist.meshgrid",
@@ -353,14 +354,16 @@ _add(
     "q = xp.{name}(x, [0.25, 0.75], axis=0)",
     _NANX,
 )
-REFERENCE["xdist.quantile"].sends.update(allgatherv=4, allgather=1, alltoallv=2)
-REFERENCE["xdist.nanquantile"].sends.update(allgatherv=3, allgather=1, alltoallv=2, allreduce=1)
+REFERENCE["xdist.quantile"].sends.update(allgatherv=4, alltoall=1, allgather=1, alltoallv=2)
+REFERENCE["xdist.nanquantile"].sends.update(
+    allgatherv=3, alltoall=1, allgather=1, alltoallv=2, allreduce=1
+)
 _add(
     "xdist.nanmedian",
     _QUANTILE + " The median is the mean of the two middle valid values, as NumPy's.",
     "m = xp.nanmedian(x, axis=0)",
     _NANX,
-    {"allgatherv": 3, "allgather": 1, "alltoallv": 2, "allreduce": 1},
+    {"allgatherv": 3, "alltoall": 1, "allgather": 1, "alltoallv": 2, "allreduce": 1},
 )
 _add(
     ["xdist.around", "xdist.Array.round"],
@@ -422,8 +425,9 @@ _add(
     ["xdist.sort", "xdist.argsort"],
     "None along an axis that is not split. Along the split axis: with at least as many lines "
     "as ranks, one all-to-all makes each line whole on one rank and one brings it back; "
-    "otherwise a sample sort (an allgatherv of at most ``L * p * p`` samples, an allgather "
-    "of the cuts, an all-to-all of the pieces, one to rebalance). Nothing is gathered.",
+    "otherwise a sample sort (an allgatherv of at most ``L * p * p`` samples, or beyond 65536 "
+    "of them their own sample sort; an all-to-all and an allgather of the piece lengths, an "
+    "all-to-all of the pieces, one to rebalance). Nothing is gathered.",
     "y = xp.{name}(x, axis=0, descending=True)",
     sends={"alltoallv": 2},
 )
@@ -435,7 +439,7 @@ _add(
     "inverse indices like ``x``). Nothing is gathered.",
     "u = xp.{name}(labels)",
     _IMPORTS + "labels = xp.asarray(np.array([3, 1, 3, 2, 1, 3]), split=0)\n",
-    {"allgather": 3, "allgatherv": 2, "alltoallv": 1},
+    {"allgather": 3, "allgatherv": 2, "alltoall": 1, "alltoallv": 1},
 )
 for _n in ("unique_inverse", "unique_all"):  # the inverse goes back to x's layout: one more
     REFERENCE[f"xdist.{_n}"].sends["alltoallv"] = 2
@@ -616,14 +620,15 @@ _add(
 # -- xdist's own: distribution, inspection, settings --------------------------------------------
 _add(
     "xdist.from_local",
-    "One allgather of the blocks' metadata (dtype, shape, split), so that a block that does "
-    "not fit raises the same error on every rank; with ``split=None`` and "
-    "``check_replicated`` on, one more allgather of a checksum. The data does not move.",
+    "One allreduce of the blocks' metadata (dtype, the other lengths, split: a fixed-size "
+    "row), so that a block that does not fit raises the same error on every rank, and one "
+    "allgather of the lengths along ``split``; with ``split=None`` no allgather, or with "
+    "``check_replicated`` on one of a checksum. The data does not move.",
     "block = np.full((xp.default_comm().rank + 1, 2), float(xp.default_comm().rank))\n"
     "x = xp.from_local(block, split=0)  # rank r gives r + 1 rows: uneven counts\n"
     "print(x.layout.describe())",
     NONE,
-    {"allgather": 1},
+    {"allreduce": 1, "allgather": 1},
 )
 _add(
     "xdist.resplit",
@@ -1067,14 +1072,14 @@ _add(
     "all-to-alls) and, for an array, a ``take``; never a gather.",
     "p = rng.permutation(10, split=0)  # a split permutation of 0..9",
     RNG,
-    {"allgather": 1, "allgatherv": 1, "alltoallv": 2},
+    {"allgather": 1, "allgatherv": 1, "alltoall": 1, "alltoallv": 2},
 )
 _add(
     "xdist.random.Generator.shuffle",
     "As ``permutation``: in place, along ``axis``.",
     "rng.shuffle(x)",
     RNG + "x = xp.asarray(np.arange(10.0), split=0)\n",
-    {"allgather": 1, "allgatherv": 1, "alltoall": 1, "alltoallv": 4},
+    {"allgather": 1, "allgatherv": 1, "alltoall": 2, "alltoallv": 4},
 )
 _add(
     "xdist.random.Generator.choice",
@@ -1300,17 +1305,17 @@ for _mod, _what in (
     )
 
 # What the ml examples send at 3 ranks (iterative fits: for these data and seeds).
-_FIT_KM = {"allreduce": 12, "exscan": 2, "bcast": 1, "allgather": 4, "allgatherv": 2}
+_FIT_KM = {"allreduce": 15, "exscan": 2, "bcast": 1, "allgather": 1, "allgatherv": 2}
 for _name, _sends in {
     "KMeans": _FIT_KM,
     "KMeans.fit": _FIT_KM,
     "KMeans.fit_predict": _FIT_KM,
-    "KMeans.fit_transform": dict(_FIT_KM, allreduce=13),
+    "KMeans.fit_transform": dict(_FIT_KM, allreduce=16),
     "KMeans.predict": {"allreduce": 1},
     "KMeans.transform": {"allreduce": 1},
     "KMeans.score": {"allreduce": 3},
-    "Lasso": {"allreduce": 16, "allgather": 2},
-    "Lasso.fit": {"allreduce": 16, "allgather": 2},
+    "Lasso": {"allreduce": 18},
+    "Lasso.fit": {"allreduce": 18},
     "Lasso.predict": {"allreduce": 1},
     "Lasso.score": {"allreduce": 6},
     "Moments": {"allreduce": 6},

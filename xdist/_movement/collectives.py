@@ -43,6 +43,9 @@ __all__ = [
     "allgather_ints",
     "allreduce_block",
     "allreduce_host",
+    "alltoall_ints",
+    "alltoallv_fields",
+    "alltoallv_host",
     "any_rank",
     "ask_owners",
     "back_block",
@@ -56,9 +59,7 @@ __all__ = [
     "halo",
     "layout_from_local",
     "route_to_owners",
-    "alltoall_ints",
-    "alltoallv_fields",
-    "alltoallv_host",
+    "same_on_every_rank",
     "sendrecv_block",
     "shift_exchange",
 ]
@@ -78,6 +79,18 @@ def all_ranks(flag: bool, comm: Communicator) -> bool:
     if comm.size == 1:
         return bool(flag)
     return bool(comm.allreduce(np.array([bool(flag)]), "land")[0])
+
+
+def same_on_every_rank(values: Sequence[int], comm: Communicator) -> bool:
+    """Whether every rank gave the same ``values`` (each rank as many): one ``allreduce`` of
+    their maxima and negated minima, ``2 len(values)`` ints whatever the rank count; none on
+    one rank. Agreement on metadata without the ``p``-row allgather that naming the rank
+    that differs needs (take that only once this says no)."""
+    if comm.size == 1:
+        return True
+    row = np.asarray(values, dtype=np.int64)
+    both = comm.allreduce(np.concatenate([row, -row]), "max")
+    return bool(np.array_equal(both[: row.size], -both[row.size :]))
 
 
 # -- layouts from local lengths ------------------------------------------------------------------
