@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from xdist import Layout
-from xdist._layout import balanced_counts, intersect
+from xdist._indexing.values import value_moves
+from xdist._layout import balanced_counts, intersect, resolve
 
 
 @pytest.mark.parametrize("n,p", [(7, 3), (2, 3), (0, 2), (9, 3), (1, 1), (5, 8)])
@@ -103,3 +104,31 @@ def test_overlap_of_one_rank_is_its_part_of_the_whole(src, dst):
         assert sorted(mine, key=repr) == sorted(
             [m for m in whole if rank in (m[0], m[1])], key=repr
         )
+
+
+@pytest.mark.parametrize("nranks", [3, 64])
+def test_value_moves_of_one_rank_are_its_part_of_every_pair(nranks):
+    """``_indexing.values.value_moves``: the moves a rank makes when every rank wants a box of
+    a split value are exactly its sends and receives among the intersections of every pair
+    (the oracle), each once, found without visiting every pair of ranks."""
+    rng = np.random.default_rng(nranks)
+    counts = rng.integers(0, 4, nranks)
+    counts[rng.integers(0, nranks)] = 0  # an empty block among them
+    shape = (int(counts.sum()), 5)
+    layout = Layout(shape, 0, tuple(int(c) for c in counts))
+    boxes = [resolve(layout.local_slice(q), shape) for q in range(nranks)]
+    want = []
+    for _ in range(nranks):
+        lo, hi = sorted(rng.integers(0, shape[0] + 1, 2))
+        c0, c1 = sorted(rng.integers(0, 6, 2))
+        want.append(None if rng.random() < 0.2 else (slice(lo, hi), slice(c0, c1)))
+    for me in range(nranks):
+        oracle = [
+            (s, d, intersect(boxes[s], w))
+            for d, w in enumerate(want)
+            for s in range(nranks)
+            if w is not None and me in (s, d) and intersect(boxes[s], w) is not None
+        ]
+        got = value_moves(boxes, want, layout, me)
+        assert sorted(got, key=repr) == sorted(oracle, key=repr)
+        assert len(got) == len({(s, d) for s, d, _ in got})

@@ -183,7 +183,7 @@ class Layout:
             return [m for dst in range(nranks) for m in self._into(other, dst, nranks)]
         out = self._into(other, rank, nranks)
         if self.split is not None:  # what this rank sends elsewhere
-            for dst in other._meeting(self.local_slice(rank), nranks):
+            for dst in other.ranks_meeting(self.local_slice(rank), nranks):
                 box = self._common(other, rank, dst) if dst != rank else None
                 if box is not None:
                     out.append((rank, dst, box))
@@ -196,7 +196,7 @@ class Layout:
         if self.split is None:
             return [(dst, dst, dbox)]
         out = []
-        for src in self._meeting(dbox, nranks):
+        for src in self.ranks_meeting(dbox, nranks):
             box = self._common(other, src, dst)
             if box is not None:
                 out.append((src, dst, box))
@@ -222,7 +222,7 @@ class Layout:
             box[other.split] = slice(lo, hi)
         return tuple(box)
 
-    def _meeting(self, box: tuple[slice, ...], nranks: int) -> range:
+    def ranks_meeting(self, box: tuple[slice, ...], nranks: int) -> range:
         """The ranks whose blocks can meet ``box``: along the split axis, those whose range
         starts before the box's end and ends after its start (found by bisection); every rank
         when the box spans the split axis or the layout is replicated."""

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import _array
-from .._layout import Box, inside, intersect, resolve, shifted
+from .._layout import Box, Layout, inside, intersect, resolve, shifted
 from .._movement.broadcast import broadcast_shapes
 from .._movement.gathers import implicit_gather
 from .._movement.redistribute import exchange_boxes
@@ -92,6 +92,26 @@ def wanted(value: Any, shape: tuple[int, ...], out_axis: int, k0: int, k1: int) 
     return tuple(box)
 
 
+def value_moves(
+    boxes: list[Box], want: list[Box | None], layout: Layout, me: int
+) -> list[tuple[int, int, Box]]:
+    """The ``(src, dst, box)`` moves of rank ``me`` when rank r wants the box ``want[r]`` of
+    an array whose rank q holds ``boxes[q]`` (``layout``): what ``me`` sends (its block
+    against every rank's box) and what it receives (the blocks meeting its own box, found by
+    bisection): ``O(p)`` intersections, not every pair of ranks."""
+    moves = []
+    for dst, w in enumerate(want):
+        box = intersect(boxes[me], w) if w is not None else None
+        if box is not None:
+            moves.append((me, dst, box))
+    mine = want[me]
+    for src in layout.ranks_meeting(mine, len(boxes)) if mine is not None else ():
+        box = intersect(boxes[src], mine) if src != me else None
+        if box is not None:
+            moves.append((src, me, box))
+    return moves
+
+
 def fetch_value(value: Any, want: list[Box | None]) -> Any:
     """This rank's box ``want[rank]`` of ``value`` (``None`` for none; ``value`` itself for a
     Python scalar); only what is not local moves."""
@@ -109,12 +129,7 @@ def fetch_value(value: Any, want: list[Box | None]) -> Any:
         return None if mine is None else value._local[shifted(mine, boxes[comm.rank])]
     if all(w == full_box(value) for w in want):
         return implicit_gather(value._local, layout, comm, backend, "__setitem__")
-    moves = []
-    for dst, w in enumerate(want):
-        for src in range(comm.size):
-            box = intersect(boxes[src], w) if w is not None else None
-            if box is not None:
-                moves.append((src, dst, box))
+    moves = value_moves(boxes, want, layout, comm.rank)
     empty = (0,) * value.ndim
     got = exchange_boxes(
         [(value._local, moves, layout.origin(comm.rank))],
