@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -178,42 +179,65 @@ def _mirrored(p: int, n: int) -> list[tuple[int, int]]:
 GATHERED_SAMPLES = 1 << 16
 
 
-def _exchanged(p: int, counts: Sequence[int], order: str) -> list[tuple[int, int]]:
-    """Elements each rank sends to others in a sample sort's exchange, and to how many."""
-    if order == "random":
-        return [(c * (p - 1) // p, p - 1) for c in counts]
-    if order == "reversed":
-        return _mirrored(p, sum(counts))
-    return [(0, 0)] * p
-
-
 def _add(row: dict, kind: str, calls: int, nbytes: int, messages: int) -> None:
     c, b, m = row.get(kind, (0, 0, 0))
     row[kind] = (c + calls, b + nbytes, m + messages)
 
 
-def _regular_weights(c: int, m: int) -> list[int]:
-    """The runs that ``m`` regular samples of ``c`` sorted elements stand for."""
-    return [(i + 1) * c // m - i * c // m for i in range(m)]
+@dataclass(frozen=True)
+class _Sorted:
+    """A sample sort simulated on distinct keys: what each rank sends to others and to how
+    many, what each holds after the exchange, each rank's samples, and the splitters'
+    positions among all the samples in key order."""
+
+    exchange: list[tuple[int, int]]
+    held: list[int]
+    samples: list[list[int]]
+    picks: list[int]
 
 
-def _splitter_owners(p: int, counts: Sequence[int], taken: Sequence[int], order: str) -> list[int]:
-    """How many of the ``p - 1`` splitters each rank holds after the samples' own sort: the
-    samples in value order (rank order for sorted data, reversed for reversed data; random
-    data taken as sorted), each splitter the first whose weighted rank reaches a boundary,
-    the samples balanced over the ranks."""
-    ranks = range(p - 1, -1, -1) if order == "reversed" else range(p)
+def _psrs(blocks: list[list[int]], cap: int | None) -> _Sorted:
+    """Steps 2-5 of ``xdist/_ops/sample_sort.py`` on rank r's sorted distinct keys
+    ``blocks[r]``: ``min(c, cap or p)`` regular samples per rank, each weighted by its run;
+    the splitter of each balanced boundary is the first sample whose weighted rank reaches
+    it (the last where none does); keys below the first splitter go to rank 0, and so on."""
+    p = len(blocks)
+    counts = [len(b) for b in blocks]
+    samples, weighted = [], []
+    for b, c in zip(blocks, counts):
+        m = min(c, cap or p)
+        mine = [b[i * c // m] for i in range(m)]
+        samples.append(mine)
+        weighted += zip(mine, ((i + 1) * c // m - i * c // m for i in range(m)))
+    weighted.sort()
     before, acc = [], 0
-    for r in ranks:
-        for w in _regular_weights(counts[r], taken[r]):
-            before.append(acc)
-            acc += w
-    ends = offsets(balanced(len(before), p))[1:] + [len(before)]
-    owned = [0] * p
-    for b in offsets(balanced(sum(counts), p))[1:]:
-        pos = min(bisect.bisect_left(before, b), len(before) - 1)
-        owned[bisect.bisect_right(ends, pos)] += 1
-    return owned
+    for _, w in weighted:
+        before.append(acc)
+        acc += w
+    picks = [
+        min(bisect.bisect_left(before, bound), len(before) - 1)
+        for bound in offsets(balanced(sum(counts), p))[1:]
+    ]
+    splitters = [weighted[k][0] for k in picks]
+    held = [0] * p
+    exchange = []
+    for r, b in enumerate(blocks):
+        dest = [bisect.bisect_right(splitters, key) for key in b]
+        for q in dest:
+            held[q] += 1
+        away = [q for q in dest if q != r]
+        exchange.append((len(away), len(set(away))))
+    return _Sorted(exchange, held, samples, picks)
+
+
+def _keys(p: int, n: int, order: str) -> list[list[int]]:
+    """Each rank's sorted keys (the value's rank among all) for ``"sorted"`` or
+    ``"reversed"`` distinct values laid out in balanced blocks."""
+    blocks = []
+    for start, c in zip(offsets(balanced(n, p)), balanced(n, p)):
+        positions = range(start, start + c)
+        blocks.append(sorted(n - 1 - i if order == "reversed" else i for i in positions))
+    return blocks
 
 
 def sort(
@@ -229,21 +253,34 @@ def sort(
     piece lengths: one int64 for each other rank in one alltoall, and the rank's total in one
     allgather; the exchange: one alltoallv of the elements that belong elsewhere; the
     rebalance: one alltoallv.
-    ``order`` of the input: ``"random"`` (about ``c (p - 1) / p`` elements of each rank leave
-    it, for every other rank: the expected exchange), ``"reversed"`` distinct values (each
-    block goes to the ranks covering its mirrored range) or ``"sorted"`` (nothing moves).
-    The splitters fall on the balanced boundaries, so the rebalance moves nothing here; on
-    random data it moves the splitters' imbalance, about ``n / p^2`` elements per rank."""
+    ``order`` of the input: ``"sorted"`` or ``"reversed"`` distinct values, whose sample
+    sorts are simulated (``_psrs``: exact), or ``"random"``: about ``c (p - 1) / p``
+    elements of each rank leave it, for every other rank (the expected exchange; the
+    samples' own sort taken as balanced). The rebalance is counted as moving nothing: so it
+    is when the splitters fall on the balanced boundaries (the simulated orders here, each
+    rank's samples standing for runs that end on them); on random data it moves the
+    splitters' imbalance, about ``n / p^2`` elements per rank."""
     if p == 1:
         return {}
     counts = balanced(n, p)
     taken = [min(c, p) for c in counts]
-    exchange = _exchanged(p, counts, order)
     over_ranks = sum(taken) > gathered
-    if over_ranks:
-        own = max(1, gathered // p)
-        inner = _exchanged(p, taken, order)
-        owned = _splitter_owners(p, counts, taken, order)
+    own = max(1, gathered // p)
+    if order == "random":
+        exchange = [(c * (p - 1) // p, p - 1) for c in counts]
+        inner = [(m * (p - 1) // p, p - 1) for m in taken]
+        held, picks = balanced(sum(taken), p), []
+        for bound in offsets(counts)[1:]:  # the samples taken as evenly spread
+            picks.append(min(bound * sum(taken) // n, sum(taken) - 1))
+    else:
+        outer = _psrs(_keys(p, n, order), None)
+        exchange, picks = outer.exchange, outer.picks
+        samples = _psrs(outer.samples, own)
+        inner, held = samples.exchange, samples.held
+    ends = list(itertools.accumulate(held))
+    owned = [0] * p
+    for k in picks:
+        owned[bisect.bisect_right(ends, k)] += 1
     per_rank: PerRank = []
     for r in range(p):
         row: dict = {}
@@ -386,20 +423,55 @@ def index_mask(p: int) -> Cost:
     return _uniform(p, "allgather", 8)
 
 
-def tsqr(p: int, n: int, cols: int, itemsize: int) -> Cost:
-    """``qr`` / ``svd`` of a tall ``(n, cols)`` matrix split along rows (TSQR): one allgatherv
-    of each rank's rows among the first ``cols`` as they are and the R (``cols`` rows) of
-    its other rows."""
+# xdist/linalg/_tsqr.py: R factors stacked on every rank up to this many elements in all.
+STACKED_ELEMENTS = 1 << 22
+
+
+def tsqr(p: int, n: int, cols: int, itemsize: int, stacked: int = STACKED_ELEMENTS) -> Cost:
+    """``qr`` / ``svd`` of a tall ``(n, cols)`` matrix split along rows (TSQR). Up to
+    ``stacked`` elements of R factors in all (``p cols^2``; ``cols = 100`` up to about 400
+    ranks): one allgatherv of each rank's rows among the first ``cols`` as they are and the
+    R (``cols`` rows) of its other rows. Beyond: one allgatherv of the first ``cols`` rows
+    alone, the R factors combined up a binary tree rooted at rank 0 (rank ``r + d`` sends
+    its subtree's R to rank ``r``, one sendrecv each way per level: the R up, the rows of
+    ``Q`` down), and one broadcast of the root's R."""
     if p == 1:
         return {}
     counts = balanced(n, p)
     starts = offsets(counts)
+    tops = [max(0, min(cols, s + c) - s) for c, s in zip(counts, starts)]
+    ks = [min(c - t, cols) for c, t in zip(counts, tops)]
     per_rank: PerRank = []
-    for r, c in enumerate(counts):
-        top = max(0, min(cols, starts[r] + c) - starts[r])
-        rest = c - top
-        sent = (top + min(rest, cols)) * cols * itemsize
-        per_rank.append({"allgatherv": (1, sent, p - 1 if sent else 0)})
+    if sum(ks) * cols <= stacked:
+        for t, k in zip(tops, ks):
+            sent = (t + k) * cols * itemsize
+            per_rank.append({"allgatherv": (1, sent, p - 1 if sent else 0)})
+        return busiest(per_rank)
+    prefix = offsets(ks) + [sum(ks)]
+
+    def rows(lo: int, hi: int) -> int:
+        return min(prefix[min(hi, p)] - prefix[lo], cols)
+
+    k_root = rows(0, p)
+    for r in range(p):
+        row: dict = {}
+        sent = tops[r] * cols * itemsize
+        _add(row, "allgatherv", 1, sent, p - 1 if sent else 0)
+        if r == 0:
+            _add(row, "bcast", 1, k_root * cols * itemsize, p - 1 if k_root else 0)
+        else:
+            _add(row, "bcast", 1, 0, 0)
+        d = 1
+        while d < p:
+            if r % (2 * d) == d:  # sends its subtree's R up, receives its rows of Q
+                k = rows(r, r + d) * cols * itemsize
+                _add(row, "sendrecv", 2, k, 1 if k else 0)
+                break
+            if r + d < p:  # receives the R of r + d, sends it its rows of Q
+                k = rows(r + d, r + 2 * d) * k_root * itemsize
+                _add(row, "sendrecv", 2, k, 1 if k else 0)
+            d *= 2
+        per_rank.append(row)
     return busiest(per_rank)
 
 

@@ -17,6 +17,7 @@ from helpers import COMM, distribute
 
 import xdist
 import xdist._ops.sample_sort as sample_sort_module
+import xdist.linalg._tsqr as tsqr_module
 from xdist.ml.cluster import KMeans
 from xdist.ml.linear_model import Lasso
 
@@ -141,11 +142,17 @@ def test_indexing():
 
 
 # -- linalg, fft -------------------------------------------------------------------------------
-@pytest.mark.parametrize("rows", [40, 9])
-def test_tsqr(rows):
+@pytest.mark.parametrize("stacked", [cm.STACKED_ELEMENTS, 0], ids=["stacked", "tree"])
+@pytest.mark.parametrize("rows", [40, 9, 5])
+def test_tsqr(monkeypatch, rows, stacked):
+    """Both ways of combining the R factors: stacked on every rank, and (as for ``p N^2``
+    above ``STACKED_ELEMENTS``) up a binary tree, forced here."""
+    assert cm.STACKED_ELEMENTS == tsqr_module.STACKED_ELEMENTS
+    monkeypatch.setattr(tsqr_module, "STACKED_ELEMENTS", stacked)
     T = distribute(rng_matrix(rows, 3), 0)
-    assert counted(lambda: xdist.linalg.qr(T)) == cm.tsqr(P, rows, 3, F64)
-    assert counted(lambda: xdist.linalg.svd(T, full_matrices=False)) == cm.tsqr(P, rows, 3, F64)
+    want = cm.tsqr(P, rows, 3, F64, stacked)
+    assert counted(lambda: xdist.linalg.qr(T)) == want
+    assert counted(lambda: xdist.linalg.svd(T, full_matrices=False)) == want
 
 
 def test_solve():

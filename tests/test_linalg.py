@@ -21,6 +21,7 @@ from helpers import (
 
 import xdist
 import xdist.linalg as la
+import xdist.linalg._tsqr as tsqr_module
 from xdist.linalg._common import linalg_error
 
 RTOL = {"float64": 1e-9, "complex128": 1e-9, "float32": 2e-3, "complex64": 2e-3}
@@ -116,6 +117,48 @@ def test_tsqr_sends_only_the_small_factors(shape, counts):
     _close(r, er, "float64")
     rn = r.to_numpy()
     assert np.all(np.tril(rn, -1) == 0) and np.any(np.diagonal(rn, 0, -2, -1) < 0)
+
+
+TREE_SHAPES = [(40, 4), (6, 4), (4, 4), (2, 9, 3), (30, 3)]
+
+
+@pytest.mark.parametrize("counts", [None, "uneven"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "float32"])
+@pytest.mark.parametrize("shape", TREE_SHAPES, ids=str)
+def test_tsqr_by_a_tree_of_r_factors(monkeypatch, shape, dtype, counts):
+    """Past ``STACKED_ELEMENTS`` (forced here) the ranks' R factors are combined up a binary
+    tree rather than stacked on every rank: the same LAPACK factors (signs included, on
+    random data: R's diagonal of both signs), the rows of the first N gathered alone, and
+    per rank at most 2 ceil(log2 p) sendrecvs of at most N x N and one broadcast."""
+    monkeypatch.setattr(tsqr_module, "STACKED_ELEMENTS", 0)
+    a = random_array(shape, dtype, seed=7)
+    axis = len(shape) - 2
+    comm = _Recording(COMM)
+    x = distribute(a, axis, uneven_counts(shape[axis], SIZE) if counts else None, comm=comm)
+    with xdist.count_collectives() as calls:
+        q, r = la.qr(x)
+    gathered = list(comm.gathered)
+    eq, er = np.linalg.qr(a)
+    _close(r, er, dtype)
+    _close(q, eq, dtype)
+    u, sv, vh = la.svd(x, full_matrices=False)
+    eu, es, evh = np.linalg.svd(a, full_matrices=False)
+    _close(sv, es, dtype)
+    _close(vh, evh, dtype)
+    _close(u, eu, dtype)
+    _close(la.svdvals(x), es, dtype)
+    assert (q.split, q.counts, u.split, u.counts) == (x.split, x.counts, x.split, x.counts)
+    n, batch = shape[-1], int(np.prod(shape[:-2]))
+    if SIZE > 1 and shape[axis] == n:  # no rows below the first N: nothing to combine
+        assert dict(calls) == {"allgatherv": 1}, calls
+    elif SIZE > 1:
+        levels = int(np.ceil(np.log2(SIZE)))
+        assert set(calls) <= {"allgatherv", "sendrecv", "bcast"}, calls
+        assert calls["bcast"] == 1 and calls["allgatherv"] == 1 and calls["sendrecv"] <= 2 * levels
+        assert calls.bytes["sendrecv"] <= 2 * levels * n * n * batch * np.dtype(dtype).itemsize
+        assert gathered == [n * n * batch], gathered  # the first N rows, nothing else
+    else:
+        assert sum(calls.values()) == 0, calls
 
 
 # -- svd, svdvals ------------------------------------------------------------------------------

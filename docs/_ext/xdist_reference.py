@@ -837,6 +837,11 @@ for _m, _code in (
         "a = xp.Layout.balanced((7, 2), 0, 3)\nb = xp.Layout((7, 2), 0, (1, 1, 5))\n"
         "print(a.overlap(b))  # (rank of a, rank of b, box) moved by a resplit",
     ),
+    (
+        "ranks_meeting",
+        "lay = xp.Layout.balanced((7, 2), 0, 3)\n"
+        "print(lay.ranks_meeting((slice(2, 4), slice(0, 2)), 3))  # range(0, 2)",
+    ),
     ("with_shape", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.with_shape((7, 5), 0))"),
 ):
     _add(f"xdist.Layout.{_m}", _LAYOUT, _code)
@@ -852,7 +857,9 @@ GATHERED = (
 TSQR = (
     "One allgatherv of at most ``2N`` rows of ``N`` per rank for a tall-skinny matrix split "
     "along its rows (or, for ``svd``/``svdvals``, a wide one split along its columns): TSQR, "
-    "never the matrix; the factors are LAPACK's for the whole matrix, signs included. Other "
+    "never the matrix (past ``p N^2 = 2^22``, about 400 ranks for ``N = 100``, the R factors "
+    "go up a binary tree instead: ``2 log2 p`` sendrecvs of ``N x N`` and a broadcast); the "
+    "factors are LAPACK's for the whole matrix, signs included. Other "
     "layouts of a matrix split along a matrix axis are gathered as for ``inv`` (memory: the "
     "whole matrix on every rank); replicated or batch-split stacks are local."
 )

@@ -9,7 +9,8 @@ What moves, by family (``x`` of shape ``(..., M, N)``):
   (the ``allreduce`` of a reduction over the split axis); ``diagonal`` sends nothing.
 - ``qr``, ``svd``, ``svdvals`` (``_tsqr``): a tall-skinny matrix split along its rows (or a
   wide one along its columns, for ``svd``/``svdvals``) is factored by TSQR with one
-  ``allgatherv`` of small pieces (at most ``2N`` rows of ``N`` per rank); the factors are
+  ``allgatherv`` of small pieces (at most ``2N`` rows of ``N`` per rank; past ``p N^2 =
+  2^22`` a binary tree of the R factors, ``2 log2 p`` messages of ``N x N``); the factors are
   LAPACK's (NumPy's) for the whole matrix, signs included, on every layout. ``matrix_rank``,
   ``pinv`` and the 2 / -2 / 'nuc' matrix norms are built on them (``_rank``, ``_norms``).
 - ``cholesky``, ``det``, ``slogdet``, ``inv``, ``solve``, ``eigh``, ``eigvalsh``,

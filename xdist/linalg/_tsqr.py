@@ -36,6 +36,14 @@ split like ``x``, ``R``, ``S`` and ``Vh`` replicated. Rank i sends at most its o
 (``t_i + min(b_i, N)``, ``t_i`` its rows among the first ``N``): never more than gathering
 ``x``, and at most ``N`` rows more than the ``R`` factors alone.
 
+Past ``STACKED_ELEMENTS`` of ``R`` factors in all (``p N^2``), stacking them on every rank
+costs ``p N^2`` received and a QR of ``p N x N`` on every rank (330 MB and 9 s for ``N =
+100`` at 4096 ranks): the ``R_i`` are combined up a binary tree instead (``_tree``), ``T``
+alone gathered. The argument above needs of ``R_B`` only that ``B = Q_B R_B`` with ``Q_B``
+an isometry; the tree's root ``R`` is one (each node's ``[R_a; R_b] = Q_m R_m``, ``Q_B`` the
+product of the block-diagonal ``Q_m``), so ``P = [T; R_B]`` gives the same factors of ``x``,
+signs included, whichever way ``R_B`` was found.
+
 A wide matrix (``M < N``) split along its columns is factored through its conjugate
 transpose (split along rows): its proxy's conjugate transpose ``[T^H, R_B^H]`` gives
 ``gesdd``'s factors of ``x`` (the same argument on columns: ``gesdd`` takes an LQ of a wide
@@ -54,11 +62,15 @@ import numpy as np
 
 from .._array import Array, wrap_block
 from .._layout import Layout
-from .._movement.collectives import allgather_block
+from .._movement.collectives import allgather_block, bcast_block, sendrecv_block
 from ._common import QRResult, SVDResult, check_matrices, linalg_error
 from ._gathered import gathered, place
 
-__all__ = ["qr", "svd", "svdvals"]
+__all__ = ["STACKED_ELEMENTS", "qr", "svd", "svdvals"]
+
+# TSQR stacks every rank's R factor on every rank up to this many elements in all (``p N^2``
+# per matrix: 32 MiB of float64, N = 100 up to about 400 ranks); beyond, a binary tree.
+STACKED_ELEMENTS = 1 << 22
 
 
 # -- NumPy's SVD on every backend --------------------------------------------------------------
@@ -114,7 +126,9 @@ def _allgather_rows(block: Any, rows: list[int], like: Array) -> list[np.ndarray
 
 def tsqr(block: Any, counts: tuple[int, ...], like: Array) -> Proxy:
     """The proxy of the matrix whose rank-i rows are ``block`` (``counts[i]`` rows each, at
-    least as many rows as columns in all): see the module's docstring."""
+    least as many rows as columns in all): see the module's docstring. The ``R`` factors
+    are stacked on every rank while there are at most ``STACKED_ELEMENTS`` of them in all,
+    else combined up a binary tree (``_tree``)."""
     backend, rank = like._backend, like._comm.rank
     xp, device, n = backend.xp, backend.device_of(block), block.shape[-1]
     starts = list(itertools.accumulate(counts, initial=0))[:-1]
@@ -122,6 +136,11 @@ def tsqr(block: Any, counts: tuple[int, ...], like: Array) -> Proxy:
     ks = [min(c - t, n) for c, t in zip(counts, tops)]
     t = tops[rank]
     q_local, r_local = xp.linalg.qr(block[..., t:, :])
+    if sum(ks) * n * math.prod(block.shape[:-2]) > STACKED_ELEMENTS:
+        parts = _allgather_rows(block[..., :t, :], tops, like)
+        top = backend.from_host(np.concatenate(parts, axis=-2), device)
+        r_b, q_stack = _tree(r_local, ks, like)
+        return Proxy(xp.concat([top, r_b], axis=-2), n, starts[rank], t, q_local, q_stack)
     sent = xp.concat([block[..., :t, :], r_local], axis=-2)
     parts = _allgather_rows(sent, [a + b for a, b in zip(tops, ks)], like)
     top = np.concatenate([part[..., :a, :] for part, a in zip(parts, tops)], axis=-2)
@@ -130,6 +149,68 @@ def tsqr(block: Any, counts: tuple[int, ...], like: Array) -> Proxy:
     p = xp.concat([backend.from_host(top, device), r_b], axis=-2)
     lo = sum(ks[:rank])
     return Proxy(p, n, starts[rank], t, q_local, q_s[..., lo : lo + ks[rank], :])
+
+
+def _tree(r_local: Any, ks: list[int], like: Array) -> tuple[Any, Any]:
+    """``R_B`` (on every rank) and this rank's rows of ``Q_S`` for the ranks' ``R`` factors
+    (``ks[i]`` rows on rank i) combined up a binary tree rooted at rank 0.
+
+    Upward, at distance ``d = 1, 2, 4, ...``: rank ``r + d`` (``r`` a multiple of ``2d``)
+    sends its subtree's ``R`` to rank ``r``, which factors the two stacked, in rank order
+    (``[R_a; R_b] = Q_m R_m``; a side without rows is taken as it is). ``R_m`` is an ``R``
+    of the stacked rows of both subtrees, so the root's is an ``R_B`` with ``B = Q_B R_B``
+    and ``Q_B`` an isometry: all the module docstring's argument needs, the same ``x``
+    factors whatever the tree. One broadcast gives every rank the root's ``R_B``.
+    Downward, each node's rows ``F`` of ``Q_S`` (the identity at the root) split as
+    ``Q_m[:k_a] F`` kept and ``Q_m[k_a:] F`` sent to rank ``r + d``. Messages: at most
+    ``2 ceil(log2 p)`` sendrecvs of ``N x N`` per rank and one broadcast, where stacking
+    receives ``p N x N`` and factors ``p N x N`` on every rank."""
+    backend, comm = like._backend, like._comm
+    xp, device, p, me = backend.xp, backend.device_of(r_local), comm.size, comm.rank
+    batch, n = tuple(r_local.shape[:-2]), r_local.shape[-1]
+    dtype = backend.dtype_of(r_local)
+    prefix = list(itertools.accumulate(ks, initial=0))
+
+    def rows(lo: int, hi: int) -> int:  # the rows of the R of ranks lo..hi-1's subtree
+        return min(prefix[min(hi, p)] - prefix[lo], n)
+
+    def nothing(cols: int) -> Any:
+        return backend.empty((*batch, 0, cols), dtype, device)
+
+    r, merges, parent, d = r_local, [], None, 1
+    while d < p:
+        if me % (2 * d) == d:  # send this subtree's R up; done going up
+            sendrecv_block(r, me - d, (*batch, 0, n), me - d, comm, backend, device)
+            parent = d
+            break
+        if me + d < p:
+            k_b = rows(me + d, me + 2 * d)
+            other = sendrecv_block(
+                nothing(n), me + d, (*batch, k_b, n), me + d, comm, backend, device
+            )
+            k_a, q_m = r.shape[-2], None
+            if k_a and k_b:
+                q_m, r = xp.linalg.qr(xp.concat([r, other], axis=-2))
+            elif k_b:
+                r = other
+            merges.append((d, k_a, q_m))
+        d *= 2
+    k_root = rows(0, p)
+    r_b = bcast_block(r, (*batch, k_root, n), dtype, 0, comm, backend, device)
+    if parent is None:  # the root
+        f = xp.broadcast_to(
+            backend.from_host(np.eye(k_root, dtype=dtype), device), (*batch, k_root, k_root)
+        )
+    else:
+        shape = (*batch, r.shape[-2], k_root)
+        f = sendrecv_block(nothing(k_root), me - parent, shape, me - parent, comm, backend, device)
+    for d, k_a, q_m in reversed(merges):
+        if q_m is not None:
+            f, f_b = xp.matmul(q_m[..., :k_a, :], f), xp.matmul(q_m[..., k_a:, :], f)
+        else:
+            f, f_b = (f, nothing(k_root)) if k_a else (nothing(k_root), f)
+        sendrecv_block(f_b, me + d, (*batch, 0, k_root), me + d, comm, backend, device)
+    return r_b, f
 
 
 def rows_of(factor: Any, proxy: Proxy, xp: Any) -> Any:
