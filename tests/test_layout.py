@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from xdist import Layout
+from xdist._indexing import keys
 from xdist._indexing.values import value_moves
 from xdist._layout import balanced_counts, intersect, resolve
 
@@ -132,3 +133,24 @@ def test_value_moves_of_one_rank_are_its_part_of_every_pair(nranks):
         got = value_moves(boxes, want, layout, me)
         assert sorted(got, key=repr) == sorted(oracle, key=repr)
         assert len(got) == len({(s, d) for s, d, _ in got})
+
+
+def test_slice_positions_past_loop_ranks_match_the_loop(monkeypatch):
+    """A slice's positions per rank, by NumPy past ``LOOP_RANKS`` ranks and by the Python
+    loop below it, agree for every kind of range over uneven blocks with empties."""
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 5, 100)
+    counts[::7] = 0
+    layout = Layout((int(counts.sum()), 2), 0, tuple(int(c) for c in counts))
+    n = layout.shape[0]
+    ranges = [range(0, n), range(3, n - 2, 3), range(n - 1, 0, 7), range(5, 5), range(1, n, 50)]
+    ranges += [range(n - 1, -1, -1), range(n - 3, 2, -4)]
+    for r in ranges:
+        monkeypatch.setattr(keys, "LOOP_RANKS", 10**6)
+        loop = keys.rank_positions(layout, r)
+        by_loop = [keys.split_counts(layout, r, q) for q in (0, 7, 50, 99)]
+        monkeypatch.setattr(keys, "LOOP_RANKS", 8)
+        assert keys.rank_positions(layout, r) == loop
+        assert [keys.split_counts(layout, r, q) for q in (0, 7, 50, 99)] == by_loop
+        want = tuple(sum(1 for i in r if lo <= i < lo + c) for lo, c in zip(layout.offsets, counts))
+        assert by_loop[0][0] == want

@@ -47,7 +47,7 @@ class Layout:
             return
         if not 0 <= self.split < len(self.shape):
             raise ValueError(f"Layout: split {self.split} out of range for shape {self.shape}")
-        if self.counts is None or any(c < 0 for c in self.counts):
+        if self.counts is None or (self.counts and min(self.counts) < 0):
             raise ValueError(f"Layout: invalid counts {self.counts}")
         if sum(self.counts) != self.shape[self.split]:
             raise ValueError(
@@ -128,6 +128,14 @@ class Layout:
             raise IndexError(f"Layout.owner: index {index} out of range for size {n}")
         # the first rank whose block ends past index (empty blocks own nothing), as owners
         return bisect.bisect_right(self.ends, index)
+
+    @cached_property
+    def _bounds(self) -> np.ndarray:
+        """``offsets`` and the axis length as one read-only int64 array (``p + 1`` values):
+        the blocks' bounds for arithmetic over many ranks at once."""
+        out = np.asarray((*self.offsets, sum(self.counts or ())), dtype=np.int64)
+        out.flags.writeable = False
+        return out
 
     @cached_property
     def ends(self) -> tuple[int, ...]:

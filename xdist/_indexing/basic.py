@@ -34,6 +34,7 @@ from .keys import (
     normalize_key,
     rank_positions,
     selected_shape,
+    split_counts,
     split_part,
 )
 from .values import check_value, fetch_value, full_box, wanted, writable_source, write_parts
@@ -332,15 +333,16 @@ def _slice_counts(layout: Layout, rank: int, start: int, stop: int, step: int):
     its block of the split axis (``rank_positions``); and the local slice of ``rank``'s own."""
     if len(layout.counts) == 1:  # one rank holds it all
         return (len(range(start, stop, step)),), slice(start, stop, step)
+    if start == 0 and step == 1 and stop == layout.shape[layout.split]:  # the whole axis
+        return layout.counts, slice(None)
     r = range(start, stop, step)
-    ranks = rank_positions(layout, r)
-    k0, k1 = ranks[rank]
+    counts, k0, k1 = split_counts(layout, r, rank)
     if k1 == k0:
         mine = slice(0, 0)
     else:
         sub, lo = r[k0:k1], layout.offsets[rank]
         mine = slice(sub.start - lo, sub.stop - lo, step)
-    return tuple(b - a for a, b in ranks), mine
+    return counts, mine
 
 
 def getitem_basic(x: _array.Array, key: Any) -> _array.Array:
@@ -362,14 +364,14 @@ def _select(x: _array.Array, parts: list[Part]) -> tuple[_array.Array, bool]:
     at, out_axis = split_part(parts, layout.split)
     if out_axis is None:
         return _getitem_owner(x, parts, at, shape), comm.size > 1
-    ranks = rank_positions(layout, parts[at])  # type: ignore[arg-type]
-    k0, k1 = ranks[comm.rank]
+    counts, k0, k1 = split_counts(layout, parts[at], comm.rank)  # type: ignore[arg-type]
     local = local_parts(parts, at, k0, k1, layout.offsets[comm.rank])
     piece = take_parts(x._local, local, backend)
-    counts = tuple(b - a for a, b in ranks)
     if parts[at].step > 0 or sum(c > 0 for c in counts) <= 1:  # type: ignore[union-attr]
         # In rank order already (a positive step, or at most one rank holds anything).
-        return _array.Array._new(piece, Layout(shape, out_axis, counts), comm, backend), False
+        out = Layout.trusted(shape, out_axis, counts)
+        return _array.Array._new(piece, out, comm, backend), False
+    ranks = rank_positions(layout, parts[at])  # type: ignore[arg-type]
     return _reversed_to_balanced(x, piece, ranks, shape, out_axis), True
 
 

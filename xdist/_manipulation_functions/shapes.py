@@ -23,6 +23,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .._array import Array, wrap_block
 from .._indexing.basic import (
     c_strides,
@@ -208,15 +210,16 @@ def _local_layout(layout: Layout, new: tuple[int, ...], nranks: int) -> Layout |
     """
     if math.prod(layout.shape) == 0:
         return Layout.balanced(new, 0, nranks) if new else Layout.replicated(new)
-    s, counts = layout.split, layout.counts
+    s = layout.split
+    counts = np.diff(layout._bounds)  # one NumPy pass over the ranks, not a Python loop
     before = math.prod(layout.shape[:s])
     run = math.prod(layout.shape[s + 1 :])
     for t in range(len(new)):
         if math.prod(new[:t]) != before:
             continue
         slab = math.prod(new[t + 1 :])
-        if all(c * run % slab == 0 for c in counts):
-            return Layout(new, t, tuple(c * run // slab for c in counts))
+        if not (counts * run % slab).any():
+            return Layout.trusted(new, t, tuple((counts * run // slab).tolist()))
     return None
 
 
