@@ -143,3 +143,25 @@ def test_gpu_script_runs_its_logic_on_the_cpu():
     assert "OFF" not in proc.stdout and "failed" not in proc.stdout, proc.stdout
     for op in ("kmeans", "lasso_gram", "lasso_residual", "std0", "cdist"):
         assert f"| {op} | xdist-torch |" in proc.stdout, proc.stdout
+
+
+@pytest.mark.skipif(SIZE > 1, reason="one process plays every rank of its stand-in")
+def test_python_at_scale_runs_every_operation(capsys):
+    """benchmarks/python_at_scale.py: every operation runs on its stand-in communicator at
+    8 and 64 ranks (below the sort's distributed splitters) and gets a time."""
+    spec = importlib.util.spec_from_file_location(
+        "python_at_scale", ROOT / "benchmarks" / "python_at_scale.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv = sys.argv
+    sys.argv = ["python_at_scale.py", "--ranks", "8,64", "--repeat", "1"]
+    try:
+        module.main()
+    finally:
+        sys.argv = argv
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(module.OPERATIONS)
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert all(c.isdigit() for c in cells[1:]), row

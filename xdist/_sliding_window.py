@@ -105,10 +105,12 @@ def _windows(x: Array, a: int, w: int) -> Array:
             out = Layout(shape, layout.split, layout.counts if layout.split != a else (length,))
         local = _local_windows(xp, x._local, a, w, x.lshape[a] - w + 1)
         return Array._new(local, out, comm, x._backend)
-    ranges = [layout.local_range(r) for r in range(comm.size)]
-    counts = tuple(max(0, min(hi, length) - lo) for lo, hi in ranges)
+    starts, ends = layout._bounds[:-1], layout._bounds[1:]  # NumPy over the ranks
+    counts = np.maximum(0, np.minimum(ends, length) - starts)
     # Rank r's windows start at lo..lo+c-1 and reach lo+c+w-2: the rows after its block.
-    halos = [(hi, max(hi, lo + c + w - 1) if c else hi) for (lo, hi), c in zip(ranges, counts)]
+    reach = np.where(counts > 0, np.maximum(ends, starts + counts + w - 1), ends)
+    halos = np.stack([ends, reach], 1)
+    counts = tuple(counts.tolist())
     extended = xp.concat(
         [x._local, halo(x._local, layout, halos, comm, x._backend, x.device)], axis=a
     )

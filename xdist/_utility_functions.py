@@ -112,10 +112,11 @@ def diff(
         counts = layout.counts if layout.split != a else (length,)
         out = Layout(shape, layout.split, counts)
         return Array._new(_local_diff(xp, x._local, a, n), out, comm, x._backend)
-    ranges = [layout.local_range(r) for r in range(comm.size)]
-    counts = tuple(max(0, min(hi, length) - lo) for lo, hi in ranges)
+    starts, ends = layout._bounds[:-1], layout._bounds[1:]  # NumPy over the ranks
+    counts = np.maximum(0, np.minimum(ends, length) - starts)
     # Rank r's outputs x[i] for i in its block need x up to i + n: the rows after its block.
-    halos = [(hi, min(hi + n, x.shape[a]) if c else hi) for (_, hi), c in zip(ranges, counts)]
+    halos = np.stack([ends, np.where(counts > 0, np.minimum(ends + n, x.shape[a]), ends)], 1)
+    counts = tuple(counts.tolist())
     extended = xp.concat(
         [x._local, halo(x._local, layout, halos, comm, x._backend, x.device)], axis=a
     )

@@ -23,10 +23,12 @@ import functools
 import weakref
 from typing import Any
 
+import numpy as np
+
 from .. import _array
 from .._layout import Layout, intersect
 from .._movement.collectives import bcast_block
-from .._movement.redistribute import exchange_boxes
+from .._movement.redistribute import PerRank, exchange_boxes
 from .keys import (
     Part,
     local_key,
@@ -34,6 +36,7 @@ from .keys import (
     normalize_key,
     rank_positions,
     selected_shape,
+    slice_positions,
     split_counts,
     split_part,
 )
@@ -371,8 +374,7 @@ def _select(x: _array.Array, parts: list[Part]) -> tuple[_array.Array, bool]:
         # In rank order already (a positive step, or at most one rank holds anything).
         out = Layout.trusted(shape, out_axis, counts)
         return _array.Array._new(piece, out, comm, backend), False
-    ranks = rank_positions(layout, parts[at])  # type: ignore[arg-type]
-    return _reversed_to_balanced(x, piece, ranks, shape, out_axis), True
+    return _reversed_to_balanced(x, piece, parts[at], shape, out_axis), True
 
 
 def _getitem_owner(x: _array.Array, parts: list[Part], at: int, shape: tuple[int, ...]):
@@ -389,27 +391,35 @@ def _getitem_owner(x: _array.Array, parts: list[Part], at: int, shape: tuple[int
     return _array.Array._new(piece, Layout.replicated(shape), comm, backend)
 
 
-def _reversed_to_balanced(x, piece, ranks, shape, out_axis) -> _array.Array:
-    """A negative step on the split axis: rank q holds result positions ``ranks[q]``, in
-    reverse rank order; one all-to-all moves them to balanced blocks in rank order."""
-    comm, backend = x._comm, x._backend
+def _reversed_to_balanced(x, piece, r: range, shape, out_axis) -> _array.Array:
+    """A negative step ``r`` on the split axis: rank q holds the result's positions
+    ``[k0[q], k1[q])``, in reverse rank order; one all-to-all moves them to balanced blocks
+    in rank order. Only this rank's moves are listed (its piece against the balanced blocks
+    it meets, and the pieces meeting its balanced block): ``O(p)`` NumPy, not ``p^2`` boxes."""
+    comm, backend, me = x._comm, x._backend, x._comm.rank
     target = Layout.balanced(shape, out_axis, comm.size)
-    full = [slice(0, n) for n in shape]
-    held = []
-    for k0, k1 in ranks:
-        box = list(full)
-        box[out_axis] = slice(k0, k1)
-        held.append(tuple(box))
+    k0, k1 = slice_positions(x._layout, r)
+
+    def held(q: int) -> tuple[slice, ...]:
+        box = [slice(0, n) for n in shape]
+        box[out_axis] = slice(int(k0[q]), int(k1[q]))
+        return tuple(box)
+
+    mine = held(me)
     moves = []
-    for src, box in enumerate(held):
-        for dst in range(comm.size):
-            common = intersect(box, target.local_slice(dst), shape)
-            if common is not None:
-                moves.append((src, dst, common))
+    for dst in target.ranks_meeting(mine, comm.size) if k1[me] > k0[me] else ():
+        common = intersect(mine, target.local_slice(dst), shape)
+        if common is not None:
+            moves.append((me, dst, common))
+    lo, hi = target.local_range(me)
+    for src in np.nonzero((k0 < hi) & (k1 > lo) & (k1 > k0))[0].tolist():
+        common = intersect(held(src), target.local_slice(me), shape)
+        if common is not None and src != me:
+            moves.append((src, me, common))
     block = exchange_boxes(
-        [(piece, moves, [s.start for s in held[comm.rank]])],
-        [target.local_shape(r) for r in range(comm.size)],
-        [target.origin(r) for r in range(comm.size)],
+        [(piece, moves, [s.start for s in mine])],
+        PerRank(target.local_shape),
+        PerRank(target.origin),
         x.dtype,
         comm,
         backend,

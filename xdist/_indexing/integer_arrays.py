@@ -215,7 +215,7 @@ def _sorted_selection(
     if host.size > 1 and not bool(np.all(host[1:] >= host[:-1])):
         return None
     owners = y._layout.owners(host)
-    counts = tuple(int(c) for c in np.bincount(owners, minlength=comm.size))
+    counts = tuple(np.bincount(owners, minlength=comm.size).tolist())
     mine = host[owners == comm.rank][:, None]
     local = block_coords(mine, y._layout.offsets[comm.rank], 0, backend, y.device)
     return gather_local(y._local, adv, local, backend), Layout(target.shape, 0, counts)

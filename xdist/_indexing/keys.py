@@ -217,18 +217,22 @@ LOOP_RANKS = 32
 
 
 def slice_positions(layout: Layout, r: range) -> tuple[np.ndarray, np.ndarray]:
-    """``rank_positions`` for a positive step as two int64 arrays ``(k0, k1)`` over the ranks:
-    the elements of ``r`` below ``v`` number ``ceil((v - start) / step)``, clipped to
-    ``[0, len(r)]``, for ``v`` each block's first index and one past its last."""
-    k = np.clip(-(-(layout._bounds - r.start) // r.step), 0, len(r))
-    return k[:-1], k[1:]
+    """``rank_positions`` as two int64 arrays ``(k0, k1)`` over the ranks: the elements of
+    ``r`` below ``v`` (in its ascending order) number ``ceil((v - start) / step)``, clipped
+    to ``[0, len(r)]``, for ``v`` each block's first index and one past its last; a negative
+    step counts on ``r`` reversed and turns the positions around."""
+    n = len(r)
+    ascending = r if r.step > 0 else r[::-1]
+    k = np.clip(-(-(layout._bounds - ascending.start) // abs(r.step)), 0, n)
+    if r.step > 0:
+        return k[:-1], k[1:]
+    return n - k[1:], n - k[:-1]
 
 
 def split_counts(layout: Layout, r: range, rank: int) -> tuple[tuple[int, ...], int, int]:
     """How many indices of ``r`` each rank's block holds, and ``rank``'s own positions
-    ``[k0, k1)`` in ``r`` (``rank_positions``, by NumPy for a positive step past
-    ``LOOP_RANKS`` ranks)."""
-    if r.step > 0 and len(layout.counts) > LOOP_RANKS:
+    ``[k0, k1)`` in ``r`` (``rank_positions``; by NumPy past ``LOOP_RANKS`` ranks)."""
+    if len(layout.counts) > LOOP_RANKS:
         k0, k1 = slice_positions(layout, r)
         return tuple((k1 - k0).tolist()), int(k0[rank]), int(k1[rank])
     ranks = rank_positions(layout, r)
@@ -240,11 +244,11 @@ def rank_positions(layout: Layout, r: range) -> list[tuple[int, int]]:
     A positive step by arithmetic (the hot path of slicing a split array): the elements of
     ``r`` below ``v`` number ``ceil((v - start) / step)``, clipped to ``[0, len(r)]``; by
     NumPy over the ranks past ``LOOP_RANKS`` (``slice_positions``)."""
-    if r.step < 0:
-        return [_positions(r, lo, lo + c) for lo, c in zip(layout.offsets, layout.counts)]
     if len(layout.counts) > LOOP_RANKS:
         k0, k1 = slice_positions(layout, r)
         return list(zip(k0.tolist(), k1.tolist()))
+    if r.step < 0:
+        return [_positions(r, lo, lo + c) for lo, c in zip(layout.offsets, layout.counts)]
     start, step, n = r.start, r.step, len(r)
     out = []
     for lo, c in zip(layout.offsets, layout.counts):

@@ -96,7 +96,7 @@ def getitem_mask(x: _array.Array, mask: _array.Array) -> _array.Array:
     if s == 0:
         # The counts are exchanged at one rank too (allgather_ints, not counts_from_local):
         # the tests count this message at every size.
-        counts = tuple(int(c) for c in allgather_ints([int(sel.shape[0])], comm)[:, 0])
+        counts = tuple(allgather_ints([int(sel.shape[0])], comm)[:, 0].tolist())
         layout = Layout((sum(counts), *rest), 0, counts)
         return _array.Array._new(sel, layout, comm, backend)
     return _interleaved(x, mask, sel, xp)

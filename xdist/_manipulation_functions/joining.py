@@ -27,7 +27,12 @@ from .._array import Array, wrap_block
 from .._layout import Layout, intersect
 from .._movement.collectives import allgather_ints, shift_exchange
 from .._movement.gathers import implicit_gather
-from .._movement.redistribute import exchange_boxes, redistribute_block, slice_replicated
+from .._movement.redistribute import (
+    PerRank,
+    exchange_boxes,
+    redistribute_block,
+    slice_replicated,
+)
 from .._validation import check_array, check_ints, check_same_context, normalize_axis
 from .shapes import expand_dims, reshape
 
@@ -94,18 +99,22 @@ def _box(layout: Layout, rank: int, axis: int, shift: int) -> list[slice]:
 
 def _concat_moves(layout: Layout, out: Layout, axis: int, shift: int, me: int, nranks: int):
     """The moves of one input (placed at ``shift`` along ``axis`` of ``out``) that this rank
-    sends or receives; a replicated input serves every rank from itself."""
+    sends or receives; a replicated input serves every rank from itself. The ranks a block
+    meets are found by bisection (``Layout.ranks_meeting``), not by trying every rank."""
     moves = []
     if layout.split is None:
         box = intersect(_box(layout, me, axis, shift), _box(out, me, axis, 0), out.shape)
         return [(me, me, box)] if box is not None else []
     mine = _box(layout, me, axis, shift)
-    for dst in range(nranks):
+    for dst in out.ranks_meeting(tuple(mine), nranks):
         box = intersect(mine, _box(out, dst, axis, 0), out.shape)
         if box is not None:
             moves.append((me, dst, box))
     target = _box(out, me, axis, 0)
-    for src in range(nranks):
+    back = list(target)  # the target in the input's own coordinates, clipped to it
+    lo = min(max(0, target[axis].start - shift), layout.shape[axis])
+    back[axis] = slice(lo, max(lo, min(layout.shape[axis], target[axis].stop - shift)))
+    for src in layout.ranks_meeting(tuple(back), nranks):
         box = intersect(_box(layout, src, axis, shift), target, out.shape)
         if box is not None and src != me:
             moves.append((src, me, box))
@@ -146,8 +155,8 @@ def _concat(arrays: list[Array], axis: int, dtype: np.dtype) -> Array:
         shift += n
     local = exchange_boxes(
         sources,
-        [out.local_shape(r) for r in range(nranks)],
-        [[s.start for s in _box(out, r, axis, 0)] for r in range(nranks)],
+        PerRank(out.local_shape),
+        PerRank(lambda r: [s.start for s in _box(out, r, axis, 0)]),
         dtype,
         comm,
         backend,
@@ -258,7 +267,7 @@ def _repeat_along(x: Array, repeats: int | Array, axis: int) -> Array:
             info = allgather_ints([int(mine.sum()), int(np.any(mine < 0))], comm)
             if info[:, 1].any():
                 raise _negative("repeat")
-            counts = tuple(int(c) for c in info[:, 0])
+            counts = tuple(info[:, 0].tolist())
         shape[axis] = sum(counts)  # type: ignore[arg-type]
     else:
         block = implicit_gather(repeats._local, repeats._layout, comm, backend, "repeat")

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._layout import Layout
 from .._transport.comm import Communicator, ReduceOp
-from .redistribute import exchange_boxes
+from .redistribute import PerRank, exchange_boxes
 
 __all__ = [
     "Route",
@@ -98,7 +98,7 @@ def counts_from_local(n_local: int, comm: Communicator) -> tuple[int, ...]:
     """Every rank's local length, in rank order (one allgather of one int; none on one rank)."""
     if comm.size == 1:
         return (int(n_local),)
-    return tuple(int(c) for c in comm.allgather_ints([int(n_local)])[:, 0])
+    return tuple(comm.allgather_ints([int(n_local)])[:, 0].tolist())
 
 
 def layout_from_local(local_shape: Sequence[int], axis: int, comm: Communicator) -> Layout:
@@ -342,11 +342,14 @@ def halo(
     the range from whichever ranks hold it.
     """
     axis, me, size = layout.split, comm.rank, comm.size
-    ranges = [layout.local_range(r) for r in range(size)]
+    starts, ends = layout._bounds[:-1], layout._bounds[1:]  # the blocks, as NumPy arrays
+    h = np.asarray(halos, dtype=np.int64).reshape(size, 2)
+    lo, hi = h[:, 0], h[:, 1]
     shape = list(layout.local_shape(me))
-    shape[axis] = halos[me][1] - halos[me][0]
-    if all(lo == hi or hi <= ranges[r + 1][1] for r, (lo, hi) in enumerate(halos)):
-        send = halos[me - 1][1] - halos[me - 1][0] if me > 0 else 0
+    shape[axis] = int(hi[me] - lo[me])
+    following = np.append(ends[1:], ends[-1])  # the end of the next rank's block
+    if bool(np.all((lo == hi) | (hi <= following))):
+        send = int(hi[me - 1] - lo[me - 1]) if me > 0 else 0
         key = [slice(None)] * layout.ndim
         key[axis] = slice(0, send)
         return sendrecv_block(
@@ -358,22 +361,26 @@ def halo(
             backend,
             device,
         )
-    moves = []  # only what this rank receives or sends: O(p), not a loop over every pair
-    for src, dst, (lo, hi) in [(r, me, halos[me]) for r in range(size)] + [
-        (me, r, halos[r]) for r in range(size) if r != me
-    ]:
-        slo, shi = ranges[src]
-        if max(lo, slo) < min(hi, shi):
-            moves.append((src, dst, _axis_box(layout.shape, axis, max(lo, slo), min(hi, shi))))
-    dst_origins = [_axis_origin(layout.ndim, axis, lo) for lo, _ in halos]
-    dst_shapes = [
-        tuple(hi - lo if i == axis else m for i, m in enumerate(layout.shape)) for lo, hi in halos
-    ]
-    origin = _axis_origin(layout.ndim, axis, ranges[me][0])
+    # Only what this rank receives or sends, found by NumPy over the ranks: O(p) in C.
+    moves = []
+    meets = (starts < hi[me]) & (ends > lo[me]) & (starts < ends) & (lo[me] < hi[me])
+    for src in np.nonzero(meets)[0].tolist():
+        a, b = max(int(lo[me]), int(starts[src])), min(int(hi[me]), int(ends[src]))
+        moves.append((src, me, _axis_box(layout.shape, axis, a, b)))
+    mine_lo, mine_hi = int(starts[me]), int(ends[me])
+    wanted = (lo < mine_hi) & (hi > mine_lo) & (lo < hi) & (mine_lo < mine_hi)
+    for dst in np.nonzero(wanted)[0].tolist():
+        if dst != me:
+            a, b = max(int(lo[dst]), mine_lo), min(int(hi[dst]), mine_hi)
+            moves.append((me, dst, _axis_box(layout.shape, axis, a, b)))
+
+    def halo_shape(r: int) -> tuple[int, ...]:
+        return tuple(int(hi[r] - lo[r]) if i == axis else m for i, m in enumerate(layout.shape))
+
     return exchange_boxes(
-        [(block, moves, origin)],
-        dst_shapes,
-        dst_origins,
+        [(block, moves, _axis_origin(layout.ndim, axis, mine_lo))],
+        PerRank(halo_shape),
+        PerRank(lambda r: _axis_origin(layout.ndim, axis, int(lo[r]))),
         backend.dtype_of(block),
         comm,
         backend,
@@ -450,4 +457,4 @@ def checksums(host: np.ndarray, comm: Communicator) -> list[int]:
     """Every rank's CRC-32 of its host array's bytes (one allgather of one int): a cheap
     test that replicated data is the same on every rank."""
     crc = zlib.crc32(np.ascontiguousarray(host).view(np.uint8).reshape(-1))
-    return [int(c) for c in allgather_ints([crc], comm)[:, 0]]
+    return allgather_ints([crc], comm)[:, 0].tolist()

@@ -30,7 +30,7 @@ import numpy as np
 from .._layout import Layout, shifted
 from .._transport.comm import Communicator
 
-__all__ = ["redistribute_block", "gather_block", "exchange_boxes", "slice_replicated"]
+__all__ = ["PerRank", "exchange_boxes", "gather_block", "redistribute_block", "slice_replicated"]
 
 
 def slice_replicated(block: Any, layout: Layout, rank: int) -> Any:
@@ -143,7 +143,7 @@ def exchange_boxes(
     return out if device_path else backend.from_host(out, device)
 
 
-class _PerRank:
+class PerRank:
     """``f(r)`` for any rank ``r``, computed when asked: exchange_boxes reads one rank's."""
 
     def __init__(self, f: Any) -> None:
@@ -170,8 +170,8 @@ def redistribute_block(
     moves = src.overlap(dst, comm.rank)  # only this rank's moves: O(p), not O(p^2)
     return exchange_boxes(
         [(block, moves, src.origin(comm.rank))],
-        _PerRank(dst.local_shape),
-        _PerRank(dst.origin),
+        PerRank(dst.local_shape),
+        PerRank(dst.origin),
         backend.dtype_of(block),
         comm,
         backend,

@@ -180,7 +180,7 @@ def load_csv(
             n = sum(_count(_data_lines(c)) for c in _line_chunks(f, *lines, budget))
     except Exception as exc:
         error = exc
-    counts = tuple(int(c) for c in agree_on_errors(error, comm, [n])[:, 0])
+    counts = tuple(agree_on_errors(error, comm, [n])[:, 0].tolist())
     shape = (sum(counts) if axis == 0 else n, meta["ncols"])
     if axis == 0:
         layout = Layout(shape, 0, counts)
