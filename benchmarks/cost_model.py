@@ -639,8 +639,9 @@ class Network:
     allgather) for large ones, ``ceil(log2 p)`` latencies and about ``2 b`` bytes on the wire;
     bcast a binomial tree (scatter + allgather when large); allgather(v) recursive doubling or
     a ring, ``ceil(log2 p)`` latencies and ``(p - 1) b`` bytes received; exscan recursive
-    doubling (``log2 p`` steps of ``b``); alltoall(v) one message per nonempty peer, plus the
-    transport's 8-byte allreduce that picks the path; sendrecv one message.
+    doubling (``log2 p`` steps of ``b``); alltoall (small metadata) Bruck's ``ceil(log2 p)``
+    steps; alltoallv one message per nonempty peer (the transport picks its path for each
+    message from its size, which both ends know: no agreement); sendrecv one message.
     """
 
     alpha: float = 1.5e-6  # seconds per message
@@ -662,9 +663,10 @@ class Network:
                 per = lg * a + (p - 1) * b * beta
             elif kind == "exscan":
                 per = lg * (a + b * beta)
-            elif kind in ("alltoall", "alltoallv"):
-                peers = t.messages / max(t.calls, 1)
-                per = (peers + lg) * a + b * beta
+            elif kind == "alltoall":
+                per = lg * a + b * beta
+            elif kind == "alltoallv":
+                per = t.messages / max(t.calls, 1) * a + b * beta
             else:  # sendrecv
                 per = a + b * beta
             total += t.calls * per

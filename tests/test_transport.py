@@ -158,6 +158,44 @@ def test_chunked_messages(comm, limit):
 
 
 @comm_params
+@pytest.mark.parametrize("dtype", ["float64", "float16"])
+def test_alltoallv_mixes_small_and_large_messages_without_agreeing(comm, dtype):
+    """Messages above ``max_message_elements // p`` go pairwise in chunks, the others in one
+    Alltoallv: rank 0 (only small messages) and the others (large ones among themselves,
+    themselves included) meet in the same calls, exactly, with no collective to agree on the
+    path (no MPI Allreduce inside the call)."""
+    size, me = comm.size, comm.rank
+
+    def n(s, q):  # elements rank s sends rank q
+        return 3 if 0 in (s, q) else 9
+
+    def values(s, q):
+        return (np.arange(n(s, q)) + 100 * s + 10 * q).astype(dtype)
+
+    send = np.concatenate([values(me, q) for q in range(size)])
+    inner, seen = getattr(comm, "_comm", None), []
+
+    class Spy:  # the MPI communicator, noting any Allreduce
+        def __getattr__(self, name):
+            if name in ("Allreduce", "allreduce"):
+                seen.append(name)
+            return getattr(inner, name)
+
+    with xdist.config_context(max_message_elements=4 * size):  # 4 elements: small
+        if inner is not None:
+            comm._comm = Spy()
+        try:
+            got = comm.alltoallv(
+                send, [n(me, q) for q in range(size)], [n(s, me) for s in range(size)]
+            )
+        finally:
+            if inner is not None:
+                comm._comm = inner
+    np.testing.assert_array_equal(got, np.concatenate([values(s, me) for s in range(size)]))
+    assert seen == []
+
+
+@comm_params
 def test_counting_hook_counts_logical_calls(comm):
     with xdist.config_context(max_message_elements=2):
         with xdist.count_collectives() as counts:

@@ -182,9 +182,10 @@ def redistribute_block(
 def _swap_split(block: Any, src: Layout, dst: Layout, comm: Communicator, backend: Any) -> Any:
     """``redistribute_block`` from a split along axis ``a`` to one along another axis ``b``:
     this rank's block cut along ``b`` at ``dst``'s boundaries, one piece per rank, and the
-    pieces received joined along ``a``, with NumPy's ``split`` and ``concatenate`` instead of
-    a box per rank in Python (``exchange_boxes``), so that the work per rank stays a few
-    microseconds per peer at thousands of ranks. The same message as ``exchange_boxes``:
+    pieces received joined along ``a``, each run of ranks with equal counts in one NumPy
+    reshape (``_runs``: at most two for balanced counts) instead of a box per rank in Python
+    (``exchange_boxes``) or a view per rank (``np.split``), so that the Python work stays
+    the same at thousands of ranks. The same message as ``exchange_boxes``:
     one ``alltoallv``, each piece the box in C order; a piece along the first axis is a
     contiguous run of the block, so no copy is made on that side."""
     a, b = src.split, dst.split
@@ -196,14 +197,38 @@ def _swap_split(block: Any, src: Layout, dst: Layout, comm: Communicator, backen
     recvcounts = [c * per_a for c in src.counts]  # type: ignore[union-attr]
     if b == 0:
         send = host.reshape(-1)
-    else:
-        cuts = np.cumsum(dst.counts)[:-1]
-        send = np.concatenate([p.reshape(-1) for p in np.split(host, cuts, axis=b)])
+    else:  # each run of equal counts cut in one go: axis b split into (ranks, count)
+        pieces = []
+        for start, k, c in _runs(dst.counts):
+            cut = host[(slice(None),) * b + (slice(start, start + k * c),)]
+            cut = cut.reshape((*host.shape[:b], k, c, *host.shape[b + 1 :]))
+            pieces.append(np.moveaxis(cut, b, 0).reshape(-1))  # destination-major, C order
+        send = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
     recv = comm.alltoallv(send, sendcounts, recvcounts)
     if a == 0:
         out = recv.reshape(mine)
-    else:
-        shapes = [tuple(c if i == a else n for i, n in enumerate(mine)) for c in src.counts]
-        parts = np.split(recv, np.cumsum(recvcounts)[:-1])
-        out = np.concatenate([p.reshape(shape) for p, shape in zip(parts, shapes)], axis=a)
+    else:  # each run of equal counts placed in one go, as it was cut
+        out = np.empty(mine, dtype=recv.dtype)
+        at = 0
+        for start, k, c in _runs(src.counts):
+            n = k * c * per_a
+            if n:
+                got = recv[at : at + n].reshape((k, *mine[:a], c, *mine[a + 1 :]))
+                place = out[(slice(None),) * a + (slice(start, start + k * c),)]
+                place = place.reshape((*mine[:a], k, c, *mine[a + 1 :]))  # a view: a split axis
+                np.moveaxis(place, a, 0)[...] = got
+            at += n
     return backend.from_host(out, backend.device_of(block))
+
+
+def _runs(counts: Any) -> list[tuple[int, int, int]]:
+    """``(start, ranks, count)`` of each run of equal consecutive counts: where the run's
+    blocks begin along the axis, how many ranks it spans, and each one's count. Balanced
+    counts make at most two runs, so ``_swap_split`` cuts and joins the blocks with a few
+    NumPy calls whatever the rank count (``np.split`` makes one Python view per rank)."""
+    c = np.asarray(counts, dtype=np.int64)
+    edges = np.flatnonzero(np.diff(c)) + 1
+    firsts = np.concatenate([[0], edges])
+    lasts = np.concatenate([edges, [c.size]])
+    starts = np.concatenate([[0], np.cumsum(c)])[firsts]
+    return [(int(o), int(e - f), int(c[f])) for o, f, e in zip(starts, firsts, lasts)]

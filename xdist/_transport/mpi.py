@@ -385,28 +385,58 @@ class MPIComm:
         rc = [c * scale for c in recvcounts]
         sd = np.concatenate([[0], np.cumsum(sc)[:-1]]).astype(np.int64)
         rd = np.concatenate([[0], np.cumsum(rc)[:-1]]).astype(np.int64)
-        limit = get_config().max_message_elements
-        # Every rank must take the same path: agree on the largest total on any rank.
-        local_max = np.array([max(sum(sc), sum(rc))], dtype=np.int64)
-        self._comm.Allreduce(MPI.IN_PLACE, local_max, MPI.MAX)  # a buffer, not a pickle
-        if int(local_max[0]) <= limit:
+        # One Alltoallv carries every message of at most `limit // p` elements, so that no
+        # rank's counts or displacements pass `limit`; larger messages go pairwise, in chunks
+        # of at most `limit`. Both ends of a message know its size, so every rank takes the
+        # same path for it with no agreement (no extra collective on any call).
+        cap = max(1, get_config().max_message_elements // self.size)
+        if max(sc, default=0) <= cap and max(rc, default=0) <= cap:
             self._comm.Alltoallv(
                 [flat, sc, sd.tolist(), mpitype], [oflat, rc, rd.tolist(), mpitype]
             )
             return out
-        # Rounds of pairwise exchanges in messages of at most `limit` elements. Each side
-        # posts its own number of chunks; MPI keeps messages of one source and tag in order.
-        for shift in range(self.size):
-            dest = (self.rank + shift) % self.size
-            source = (self.rank - shift) % self.size
-            self._chunked_sendrecv(
-                flat[sd[dest] : sd[dest] + sc[dest]],
-                dest,
-                oflat[rd[source] : rd[source] + rc[source]],
-                source,
-                mpitype,
-            )
+        self._large_alltoallv(buf, scale, (flat, sc, sd), (oflat, rc, rd), cap, mpitype)
         return out
+
+    def _large_alltoallv(self, like, scale: int, sent, got, cap: int, mpitype) -> None:
+        """``alltoallv`` with some message above ``cap``: the small ones in one Alltoallv of
+        compact copies (their displacements stay small), the large ones by Isend/Irecv in
+        chunks of at most ``max_message_elements`` (MPI keeps one source's messages of one
+        tag in order). ``sent`` and ``got``: the flat buffer, counts and displacements of
+        each side; the copies are made like ``like`` (host, or its device)."""
+        flat, sc, sd = sent
+        oflat, rc, rd = got
+        small_s = [c if c <= cap else 0 for c in sc]
+        small_r = [c if c <= cap else 0 for c in rc]
+        send = _empty(like, sum(small_s) // scale, scale)[1]
+        at = 0
+        for j, c in enumerate(small_s):
+            if c:
+                send[at : at + c] = flat[sd[j] : sd[j] + c]
+                at += c
+        recv = _empty(like, sum(small_r) // scale, scale)[1]
+        displs = [np.concatenate([[0], np.cumsum(c)[:-1]]).tolist() for c in (small_s, small_r)]
+        self._comm.Alltoallv(
+            [send, small_s, displs[0], mpitype], [recv, small_r, displs[1], mpitype]
+        )
+        at = 0
+        for i, c in enumerate(small_r):
+            if c:
+                oflat[rd[i] : rd[i] + c] = recv[at : at + c]
+                at += c
+        limit = get_config().max_message_elements
+        requests = []
+        for i, c in enumerate(rc):
+            if c > cap:
+                for lo, hi in _chunks(c, limit):
+                    part = oflat[rd[i] + lo : rd[i] + hi]
+                    requests.append(self._comm.Irecv([part, hi - lo, mpitype], i, 8))
+        for j, c in enumerate(sc):
+            if c > cap:
+                for lo, hi in _chunks(c, limit):
+                    part = flat[sd[j] + lo : sd[j] + hi]
+                    requests.append(self._comm.Isend([part, hi - lo, mpitype], j, 8))
+        MPI.Request.Waitall(requests)
 
     def sendrecv(self, buf: np.ndarray, dest: int, recvcount: int, source: int) -> np.ndarray:
         _check_root(dest, self.size)
