@@ -21,6 +21,7 @@ from helpers import (
 
 import xdist
 from xdist import Layout
+from xdist._layout import intersect, resolve
 from xdist._ops.matmul_plan import Cost, Plan, choose_plan, move_cost, plan_cost, ring_cost
 
 SHAPES = [
@@ -280,6 +281,39 @@ def test_move_cost():
     assert move_cost(Layout.replicated((6, 4)), a, 3) == Cost(relayouts=1)  # local slice
     assert move_cost(a, Layout.replicated((6, 4)), 3) == Cost(16, 1, 1)  # allgather
     assert move_cost(a, Layout((6, 4), 1, (2, 1, 1)), 3) == Cost(8, 1, 1)  # all-to-all
+
+
+@pytest.mark.parametrize("nranks", [3, 64])
+def test_move_and_ring_costs_are_the_busiest_ranks_by_brute_force(nranks):
+    """``move_cost`` and ``ring_cost`` (NumPy over the ranks' bounds) against a loop over
+    every rank's boxes (``intersect``) for uneven layouts with empty blocks, on every pair of
+    split axes."""
+    rng = np.random.default_rng(nranks)
+    shape = (int(3 * nranks), 5, 7)
+
+    def layouts():
+        yield Layout.replicated(shape)
+        for axis in range(3):
+            counts = rng.multinomial(shape[axis], np.ones(nranks) / nranks)
+            yield Layout(shape, axis, tuple(int(c) for c in counts))
+
+    def box(layout, r):
+        return resolve(layout.local_slice(r), shape)
+
+    def size(b):
+        return int(np.prod([s.stop - s.start for s in b])) if b is not None else 0
+
+    for src in layouts():
+        for dst in layouts():
+            got = move_cost(src, dst, nranks)
+            if src == dst or src.split is None:
+                continue
+            want = max(
+                size(box(dst, r)) - size(intersect(box(src, r), box(dst, r))) for r in range(nranks)
+            )
+            assert got == Cost(want, 1, 1), (src, dst)
+        own = min(size(box(src, r)) for r in range(nranks))
+        assert ring_cost(src, nranks) == Cost(int(np.prod(shape)) - own, nranks - 1)
 
 
 def test_choose_plan_ring_for_a_large_x2():

@@ -55,8 +55,12 @@ operand's split on k, and balanced counts.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from .._config import get_config
 from .._layout import Layout, balanced_counts
@@ -114,37 +118,39 @@ class Plan:
     columns: bool = False
 
 
-def _ranges(layout: Layout, rank: int) -> list[tuple[int, int]]:
-    ranges = [(0, n) for n in layout.shape]
+def _extents(layout: Layout) -> list[tuple[Any, Any]]:
+    """Every rank's block as ``(lo, hi)`` per axis: NumPy arrays over the ranks along the
+    split axis (the blocks' bounds), the whole axis elsewhere (scalars, broadcast)."""
+    out: list[tuple[Any, Any]] = [(0, n) for n in layout.shape]
     if layout.split is not None:
-        ranges[layout.split] = layout.local_range(rank)
-    return ranges
+        out[layout.split] = (layout._bounds[:-1], layout._bounds[1:])
+    return out
 
 
-def _block_size(ranges: list[tuple[int, int]]) -> int:
-    size = 1
-    for lo, hi in ranges:
-        size *= max(0, hi - lo)
+def _sizes(extents: list[tuple[Any, Any]]) -> Any:
+    """The elements of each rank's block (or of each rank's part of two blocks in common)."""
+    size = np.int64(1)
+    for lo, hi in extents:
+        size = size * np.maximum(np.subtract(hi, lo), 0)
     return size
 
 
 def move_cost(src: Layout, dst: Layout, nranks: int) -> Cost:
     """Cost of bringing an operand from ``src`` to ``dst``: a rank receives its ``dst`` block
-    less what its ``src`` block already holds (a replicated source holds everything)."""
+    less what its ``src`` block already holds (a replicated source holds everything). By
+    NumPy over the ranks' bounds, not a loop over the ranks (thousands of them)."""
     if src == dst:
         return Cost()
     if src.split is None or nranks == 1:
         return Cost(relayouts=1)
-    received = 0
-    for rank in range(nranks):
-        have, want = _ranges(src, rank), _ranges(dst, rank)
-        common = [(max(a[0], b[0]), min(a[1], b[1])) for a, b in zip(have, want)]
-        received = max(received, _block_size(want) - _block_size(common))
-    return Cost(received, 1, 1)
+    have, want = _extents(src), _extents(dst)
+    common = [(np.maximum(a[0], b[0]), np.minimum(a[1], b[1])) for a, b in zip(have, want)]
+    received = np.max(_sizes(want) - _sizes(common), initial=0)
+    return Cost(int(received), 1, 1)
 
 
 def _size(shape: tuple[int, ...]) -> int:
-    return _block_size([(0, n) for n in shape])
+    return math.prod(shape)
 
 
 def ring_cost(x2: Layout, nranks: int) -> Cost:
@@ -152,9 +158,8 @@ def ring_cost(x2: Layout, nranks: int) -> Cost:
     receives every block but its own, in ``nranks - 1`` messages."""
     if nranks == 1:
         return Cost()
-    whole = _size(x2.shape)
-    own = min(_block_size(_ranges(x2, r)) for r in range(nranks))
-    return Cost(whole - own, nranks - 1)
+    own = int(np.min(_sizes(_extents(x2)), initial=_size(x2.shape)))
+    return Cost(_size(x2.shape) - own, nranks - 1)
 
 
 def plan_cost(plan: Plan, x1: Layout, x2: Layout, nranks: int, budget: int | None = None) -> Cost:
