@@ -11,6 +11,7 @@ zero included: a rank may hold nothing.
 from __future__ import annotations
 
 import bisect
+import itertools
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -31,7 +32,7 @@ __all__ = [
 def balanced_counts(n: int, nranks: int) -> tuple[int, ...]:
     """Counts summing to ``n`` that differ by at most one, the larger ones first."""
     q, r = divmod(n, nranks)
-    return tuple(q + 1 if i < r else q for i in range(nranks))
+    return (q + 1,) * r + (q,) * (nranks - r)
 
 
 @dataclass(frozen=True)
@@ -85,11 +86,7 @@ class Layout:
         """Global start index of each rank's block along the split axis."""
         if self.counts is None:
             return ()
-        out, acc = [], 0
-        for c in self.counts:
-            out.append(acc)
-            acc += c
-        return tuple(out)
+        return tuple(itertools.accumulate(self.counts[:-1], initial=0))
 
     @property
     def is_balanced(self) -> bool:

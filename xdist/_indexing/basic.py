@@ -370,7 +370,7 @@ def _select(x: _array.Array, parts: list[Part]) -> tuple[_array.Array, bool]:
     counts, k0, k1 = split_counts(layout, parts[at], comm.rank)  # type: ignore[arg-type]
     local = local_parts(parts, at, k0, k1, layout.offsets[comm.rank])
     piece = take_parts(x._local, local, backend)
-    if parts[at].step > 0 or sum(c > 0 for c in counts) <= 1:  # type: ignore[union-attr]
+    if parts[at].step > 0 or counts.count(0) >= len(counts) - 1:  # type: ignore[union-attr]
         # In rank order already (a positive step, or at most one rank holds anything).
         out = Layout.trusted(shape, out_axis, counts)
         return _array.Array._new(piece, out, comm, backend), False
