@@ -25,7 +25,7 @@ import numpy as np
 
 from .._array import Array, wrap_block
 from .._layout import Layout, intersect
-from .._movement.collectives import allgather_ints, shift_exchange
+from .._movement.collectives import allgather_ints, block_ranges, shift_exchange
 from .._movement.gathers import implicit_gather
 from .._movement.redistribute import (
     PerRank,
@@ -324,7 +324,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     out = Layout.balanced(out_shape, split, comm.size)
     if math.prod(out_shape) == 0:
         return wrap_block(backend.empty(out.local_shape(comm.rank), x.dtype, x.device), out, x)
-    src = [layout.local_range(r) for r in range(comm.size)]
+    src = block_ranges(layout)
     n = shape[split]
     shifts = [j * n for j in range(k)]
     return wrap_block(shift_exchange(block, src, shifts, out, comm, backend, x.device), out, x)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._array import Array, wrap_block
 from .._layout import Layout
-from .._movement.collectives import sendrecv_block, shift_exchange
+from .._movement.collectives import block_ranges, sendrecv_block, shift_exchange
 from .._validation import check_array, normalize_axes, normalize_axis
 from .shapes import reshape
 
@@ -70,7 +70,7 @@ def roll_axes(x: Array, shifts: dict[int, int]) -> Array:
     if split not in shifts or n == 0 or shifts[split] % n == 0 or x.size == 0:
         return wrap_block(block, layout, x)
     s = shifts[split] % n
-    src = [layout.local_range(r) for r in range(comm.size)]
+    src = block_ranges(layout)
     # Element i goes to i + s, or to i + s - n once it passes the end.
     return wrap_block(
         shift_exchange(block, src, (s, s - n), layout, comm, x._backend, x.device), layout, x

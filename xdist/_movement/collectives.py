@@ -51,6 +51,7 @@ __all__ = [
     "back_block",
     "bcast_block",
     "bcast_host",
+    "block_ranges",
     "checksums",
     "counts_from_local",
     "exscan_block",
@@ -388,26 +389,29 @@ def halo(
     )
 
 
-def _interval_moves(src: Sequence[tuple[int, int]], shift: int, dst, me: int):
+def block_ranges(layout: Layout) -> np.ndarray:
+    """Every rank's ``(lo, hi)`` along the split axis, as a ``(p, 2)`` int64 array."""
+    return np.stack([layout._bounds[:-1], layout._bounds[1:]], axis=1)
+
+
+def _interval_moves(src: Any, shift: int, dst: np.ndarray, me: int):
     """``(src_rank, dst_rank, (lo, hi))`` in destination coordinates for each overlap of a
     source range moved by ``shift`` with a destination range, that this rank sends or
-    receives (each rank lists only its own; exchange_boxes needs no more)."""
-    moves = []
-    lo, hi = src[me][0] + shift, src[me][1] + shift
-    for rank, (dlo, dhi) in enumerate(dst):
-        if max(lo, dlo) < min(hi, dhi):
-            moves.append((me, rank, (max(lo, dlo), min(hi, dhi))))
-    dlo, dhi = dst[me]
-    for rank, (slo, shi) in enumerate(src):
-        lo, hi = max(slo + shift, dlo), min(shi + shift, dhi)
-        if rank != me and lo < hi:
-            moves.append((rank, me, (lo, hi)))
+    receives (each rank lists only its own; exchange_boxes needs no more), by NumPy over
+    the ranks' ``(p, 2)`` ranges."""
+    moved = np.asarray(src, dtype=np.int64).reshape(-1, 2) + shift
+    lo, hi = np.maximum(moved[me, 0], dst[:, 0]), np.minimum(moved[me, 1], dst[:, 1])
+    moves = [(me, r, (int(lo[r]), int(hi[r]))) for r in np.flatnonzero(lo < hi).tolist()]
+    lo, hi = np.maximum(moved[:, 0], dst[me, 0]), np.minimum(moved[:, 1], dst[me, 1])
+    moves += [
+        (r, me, (int(lo[r]), int(hi[r]))) for r in np.flatnonzero(lo < hi).tolist() if r != me
+    ]
     return moves
 
 
 def shift_exchange(
     block: Any,
-    src: Sequence[tuple[int, int]],
+    src: Any,
     shifts: Sequence[int],
     out: Layout,
     comm: Communicator,
@@ -415,21 +419,22 @@ def shift_exchange(
     device: Any,
 ) -> Any:
     """This rank's block of ``out`` when every rank's ``block`` (global range ``src[rank]``
-    along ``out.split``, all of every other axis of ``out``) is placed at each displacement in
-    ``shifts``; ranges falling outside the axis are dropped. One ``alltoallv``."""
-    axis = out.split
-    dst = [out.local_range(r) for r in range(comm.size)]
+    along ``out.split``, all of every other axis of ``out``; ``src`` a ``(p, 2)`` array such
+    as ``block_ranges``) is placed at each displacement in ``shifts``; ranges falling outside
+    the axis are dropped. One ``alltoallv``."""
+    axis, me = out.split, comm.rank
+    dst = block_ranges(out)
     sources = []
     for shift in shifts:
         moves = [
             (s, d, _axis_box(out.shape, axis, *r))
-            for s, d, r in _interval_moves(src, shift, dst, comm.rank)
+            for s, d, r in _interval_moves(src, shift, dst, me)
         ]
-        sources.append((block, moves, _axis_origin(out.ndim, axis, src[comm.rank][0] + shift)))
+        sources.append((block, moves, _axis_origin(out.ndim, axis, int(src[me][0]) + shift)))
     return exchange_boxes(
         sources,
-        [out.local_shape(r) for r in range(comm.size)],
-        [_axis_origin(out.ndim, axis, lo) for lo, _ in dst],
+        PerRank(out.local_shape),
+        PerRank(lambda r: _axis_origin(out.ndim, axis, int(dst[r, 0]))),
         backend.dtype_of(block),
         comm,
         backend,
