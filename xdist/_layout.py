@@ -127,9 +127,11 @@ class Layout:
         return bisect.bisect_right(self.ends, index)
 
     @cached_property
-    def _bounds(self) -> np.ndarray:
-        """``offsets`` and the axis length as one read-only int64 array (``p + 1`` values):
-        the blocks' bounds for arithmetic over many ranks at once."""
+    def bounds(self) -> np.ndarray:
+        """``offsets`` and the split axis' length as one read-only int64 array (``p + 1``
+        values; rank r's block is ``[bounds[r], bounds[r + 1])``): the blocks' bounds for
+        NumPy over many ranks at once, where a loop over ``local_range`` costs Python per
+        rank. ``[0]`` for a replicated layout."""
         out = np.asarray((*self.offsets, sum(self.counts or ())), dtype=np.int64)
         out.flags.writeable = False
         return out

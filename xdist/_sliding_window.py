@@ -105,7 +105,7 @@ def _windows(x: Array, a: int, w: int) -> Array:
             out = Layout(shape, layout.split, layout.counts if layout.split != a else (length,))
         local = _local_windows(xp, x._local, a, w, x.lshape[a] - w + 1)
         return Array._new(local, out, comm, x._backend)
-    starts, ends = layout._bounds[:-1], layout._bounds[1:]  # NumPy over the ranks
+    starts, ends = layout.bounds[:-1], layout.bounds[1:]  # NumPy over the ranks
     counts = np.maximum(0, np.minimum(ends, length) - starts)
     # Rank r's windows start at lo..lo+c-1 and reach lo+c+w-2: the rows after its block.
     reach = np.where(counts > 0, np.maximum(ends, starts + counts + w - 1), ends)

@@ -112,7 +112,7 @@ def diff(
         counts = layout.counts if layout.split != a else (length,)
         out = Layout(shape, layout.split, counts)
         return Array._new(_local_diff(xp, x._local, a, n), out, comm, x._backend)
-    starts, ends = layout._bounds[:-1], layout._bounds[1:]  # NumPy over the ranks
+    starts, ends = layout.bounds[:-1], layout.bounds[1:]  # NumPy over the ranks
     counts = np.maximum(0, np.minimum(ends, length) - starts)
     # Rank r's outputs x[i] for i in its block need x up to i + n: the rows after its block.
     halos = np.stack([ends, np.where(counts > 0, np.minimum(ends + n, x.shape[a]), ends)], 1)

@@ -815,6 +815,7 @@ for _m, _code in (
     ("replicated", "lay = xp.Layout.replicated((7, 2))"),
     ("trusted", "lay = xp.Layout.trusted((7, 2), 0, (3, 2, 2))  # fields known valid: no checks"),
     ("describe", "print(x.layout.describe())"),
+    ("bounds", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.bounds)  # [0 3 5 7]"),
     ("ends", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.ends)  # (3, 5, 7)"),
     ("is_balanced", "print(x.layout.is_balanced, x[1:].layout.is_balanced)"),
     ("local_range", "lay = xp.Layout.balanced((7, 2), 0, 3)\nprint(lay.local_range(1))  # (3, 5)"),

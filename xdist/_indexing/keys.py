@@ -223,7 +223,7 @@ def slice_positions(layout: Layout, r: range) -> tuple[np.ndarray, np.ndarray]:
     step counts on ``r`` reversed and turns the positions around."""
     n = len(r)
     ascending = r if r.step > 0 else r[::-1]
-    k = np.clip(-(-(layout._bounds - ascending.start) // abs(r.step)), 0, n)
+    k = np.clip(-(-(layout.bounds - ascending.start) // abs(r.step)), 0, n)
     if r.step > 0:
         return k[:-1], k[1:]
     return n - k[1:], n - k[:-1]

@@ -211,7 +211,7 @@ def _local_layout(layout: Layout, new: tuple[int, ...], nranks: int) -> Layout |
     if math.prod(layout.shape) == 0:
         return Layout.balanced(new, 0, nranks) if new else Layout.replicated(new)
     s = layout.split
-    counts = np.diff(layout._bounds)  # one NumPy pass over the ranks, not a Python loop
+    counts = np.diff(layout.bounds)  # one NumPy pass over the ranks, not a Python loop
     before = math.prod(layout.shape[:s])
     run = math.prod(layout.shape[s + 1 :])
     for t in range(len(new)):

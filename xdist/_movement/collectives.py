@@ -343,7 +343,7 @@ def halo(
     the range from whichever ranks hold it.
     """
     axis, me, size = layout.split, comm.rank, comm.size
-    starts, ends = layout._bounds[:-1], layout._bounds[1:]  # the blocks, as NumPy arrays
+    starts, ends = layout.bounds[:-1], layout.bounds[1:]  # the blocks, as NumPy arrays
     h = np.asarray(halos, dtype=np.int64).reshape(size, 2)
     lo, hi = h[:, 0], h[:, 1]
     shape = list(layout.local_shape(me))
@@ -391,7 +391,7 @@ def halo(
 
 def block_ranges(layout: Layout) -> np.ndarray:
     """Every rank's ``(lo, hi)`` along the split axis, as a ``(p, 2)`` int64 array."""
-    return np.stack([layout._bounds[:-1], layout._bounds[1:]], axis=1)
+    return np.stack([layout.bounds[:-1], layout.bounds[1:]], axis=1)
 
 
 def _interval_moves(src: Any, shift: int, dst: np.ndarray, me: int):

@@ -123,7 +123,7 @@ def _extents(layout: Layout) -> list[tuple[Any, Any]]:
     split axis (the blocks' bounds), the whole axis elsewhere (scalars, broadcast)."""
     out: list[tuple[Any, Any]] = [(0, n) for n in layout.shape]
     if layout.split is not None:
-        out[layout.split] = (layout._bounds[:-1], layout._bounds[1:])
+        out[layout.split] = (layout.bounds[:-1], layout.bounds[1:])
     return out
 
 
