@@ -3,6 +3,7 @@ results with NumPy, and the communicators every test can run on."""
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -26,6 +27,13 @@ UNSUPPORTED = frozenset(d.name for d in ALL_DTYPES if d not in BACKEND.supported
 # whose blocks never share memory with NumPy data.
 DEVICE = BACKEND.default_device()
 ON_HOST = DEVICE.kind == "cpu"
+
+
+def outside_mpi_job() -> dict[str, str]:
+    """This process's environment without an outer MPI job's variables, for a child process
+    that must run alone or start an MPI job of its own (``mpiexec`` inside a rank)."""
+    prefixes = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "OMPI_")
+    return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
 
 
 def host(block) -> np.ndarray:

@@ -8,14 +8,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import COMM, RANK
+from helpers import COMM, RANK, outside_mpi_job
 
 SCRIPT = textwrap.dedent(
     """
@@ -27,12 +26,6 @@ SCRIPT = textwrap.dedent(
     comm.allreduce(np.ones(1), "sum")  # would wait forever without the abort hook
     """
 )
-
-
-def _clean_env() -> dict[str, str]:
-    """The environment without the outer MPI job's variables, so mpiexec starts a new job."""
-    prefixes = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "OMPI_")
-    return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
 
 
 # Rank 1 fails right after ``import xdist``, before any xdist call; rank 0 waits in a collective.
@@ -56,7 +49,7 @@ def _run_job(tmp: Path, source: str, ranks: int = 2, env=None) -> tuple[int, str
     if ranks == 1:
         cmd = [sys.executable, str(script)]
     proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=60, env={**_clean_env(), **(env or {})}
+        cmd, capture_output=True, text=True, timeout=60, env={**outside_mpi_job(), **(env or {})}
     )
     return proc.returncode, proc.stdout, proc.stderr
 

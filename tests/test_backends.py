@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from helpers import outside_mpi_job
 
 from xdist.backends import available_backends, get_backend
 
@@ -56,16 +56,10 @@ def test_unknown_and_missing_backends_raise_clearly():
 _NEEDS_TORCH = pytest.mark.skipif("torch" not in _INSTALLED, reason="Torch is not installed")
 
 
-def _clean_env() -> dict[str, str]:
-    """The environment without an outer MPI job's variables (the child runs alone)."""
-    prefixes = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "OMPI_")
-    return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
-
-
 @_NEEDS_TORCH
 def test_torch_threads_setting_is_checked_on_first_use():
     code = "import xdist; print('imported', flush=True); xdist.ones(3)"
-    env = {**_clean_env(), "XDIST_COMM": "self", "XDIST_BACKEND": "torch"}
+    env = {**outside_mpi_job(), "XDIST_COMM": "self", "XDIST_BACKEND": "torch"}
     run = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -87,7 +81,7 @@ def test_torch_backend_asks_for_huge_pages_unless_told_otherwise():
         "import os, xdist, torch; torch.ones(1 << 20); "
         "print(os.environ['THP_MEM_ALLOC_ENABLE'], flush=True)"
     )
-    env = {**_clean_env(), "XDIST_COMM": "self", "XDIST_BACKEND": "torch"}
+    env = {**outside_mpi_job(), "XDIST_COMM": "self", "XDIST_BACKEND": "torch"}
     env.pop("THP_MEM_ALLOC_ENABLE", None)
     for preset, expected in ((None, "1"), ("0", "0")):
         extra = {} if preset is None else {"THP_MEM_ALLOC_ENABLE": preset}
