@@ -14,7 +14,7 @@ in-place operators write the block unless an operand may overlap it (``in_place`
 
 from __future__ import annotations
 
-import types
+import functools
 from typing import Any
 
 import array_api_compat.cupy as xp_cupy
@@ -25,7 +25,7 @@ import numpy as np
 from . import numpy_semantics
 from .base import STANDARD_DTYPES, BackendBase, Device
 from .moments import MIN_ROWS, from_shifted_sums
-from .standard_semantics import corrected_namespace
+from .standard_semantics import corrected_namespace, namespace_over
 
 __all__ = ["CuPyBackend", "backend"]
 
@@ -41,12 +41,13 @@ def _on_cupy(name: str):
     return corrected
 
 
-# array-api-compat's cupy namespace with NumPy's special values where CuPy's differ: a module
-# whose other names fall through to array-api-compat's (PEP 562 module __getattr__).
-_NAMESPACE = types.ModuleType(f"{__name__}.namespace", "array_api_compat.cupy, corrected")
-_NAMESPACE.__getattr__ = lambda name: getattr(xp_cupy, name)  # type: ignore[method-assign]
-for _name in numpy_semantics.__all__:
-    setattr(_NAMESPACE, _name, _on_cupy(_name))
+# array-api-compat's cupy namespace with NumPy's special values where CuPy's differ.
+_NAMESPACE = namespace_over(
+    f"{__name__}.namespace",
+    xp_cupy,
+    {name: _on_cupy(name) for name in numpy_semantics.__all__},
+    "array_api_compat.cupy, corrected",
+)
 # ... and the standard's preferred values where NumPy's differ (standard_semantics).
 _NAMESPACE = corrected_namespace(f"{__name__}.namespace", _NAMESPACE)
 
@@ -128,6 +129,12 @@ def shifted_moments(block: cupy.ndarray, axes: tuple[int, ...], n: int):
     return from_shifted_sums(cupy, shift, sums.real, sums.imag, n)
 
 
+@functools.cache
+def _device(index: int) -> Device:
+    """The Device of CUDA device ``index``, made once (every xdist call asks for it)."""
+    return Device("cupy", "cuda", index)
+
+
 class CuPyBackend(BackendBase):
     name = "cupy"
     xp = _NAMESPACE
@@ -137,7 +144,7 @@ class CuPyBackend(BackendBase):
         return [Device("cupy", "cuda", i) for i in range(cupy.cuda.runtime.getDeviceCount())]
 
     def device_of(self, block: cupy.ndarray) -> Device:
-        return Device("cupy", "cuda", block.device.id)
+        return _device(block.device.id)
 
     def native_device(self, device: Device) -> cupy.cuda.Device:
         return cupy.cuda.Device(device.index)

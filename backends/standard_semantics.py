@@ -26,22 +26,39 @@ import math
 import types
 from typing import Any
 
-__all__ = ["CORRECTED", "all_finite", "corrected_namespace", "expm1", "floor_divide", "tanh"]
+__all__ = [
+    "CORRECTED",
+    "all_finite",
+    "corrected_namespace",
+    "expm1",
+    "floor_divide",
+    "namespace_over",
+    "tanh",
+]
 
 CORRECTED = ("expm1", "floor_divide", "tanh")
 
 
-def corrected_namespace(name: str, base: Any) -> types.ModuleType:
-    """The array-API namespace ``base`` with the functions of ``CORRECTED`` replaced by this
-    module's, which compute on ``base``: a module holding ``base``'s own names (so looking
-    one up costs what it costs on ``base``) whose other names fall through to ``base``
-    (PEP 562 ``__getattr__``, for namespaces that are themselves such modules)."""
-    ns = types.ModuleType(name, f"{getattr(base, '__name__', base)}, with the standard's values")
+def namespace_over(
+    name: str, base: Any, overrides: dict[str, Any], doc: str = ""
+) -> types.ModuleType:
+    """The array-API namespace ``base`` with ``overrides`` in place of its functions: a module
+    holding ``base``'s own names, so that looking one up costs what it costs on ``base``,
+    whose other names fall through to ``base`` (PEP 562 ``__getattr__``, for namespaces that
+    are themselves such modules). A fall-through costs a Python call on every lookup (about
+    0.5 us; a Torch-backed xdist call makes several), so every name ``base`` holds is copied."""
+    ns = types.ModuleType(name, doc or f"{getattr(base, '__name__', base)}, corrected")
     ns.__dict__.update({k: v for k, v in vars(base).items() if not k.startswith("__")})
     ns.__getattr__ = lambda attr: getattr(base, attr)  # type: ignore[method-assign]
-    for fname in CORRECTED:
-        setattr(ns, fname, _bound(fname, base))
+    ns.__dict__.update(overrides)
     return ns
+
+
+def corrected_namespace(name: str, base: Any) -> types.ModuleType:
+    """The array-API namespace ``base`` with the functions of ``CORRECTED`` replaced by this
+    module's, which compute on ``base`` (``namespace_over``)."""
+    doc = f"{getattr(base, '__name__', base)}, with the standard's values"
+    return namespace_over(name, base, {f: _bound(f, base) for f in CORRECTED}, doc)
 
 
 def _bound(fname: str, base: Any) -> Any:

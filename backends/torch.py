@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import types
 from typing import Any
 
 import array_api_compat.torch as xp_torch
@@ -22,7 +21,7 @@ import torch
 from .base import BackendBase, Device
 from .moments import chunked
 from .numpy import NumPyBackend
-from .standard_semantics import all_finite, corrected_namespace
+from .standard_semantics import all_finite, corrected_namespace, namespace_over
 
 __all__ = ["TorchBackend", "backend"]
 
@@ -297,22 +296,26 @@ def _numpy_view(x: torch.Tensor, dtypes: tuple) -> np.ndarray | None:
     return x.resolve_conj().resolve_neg().numpy()
 
 
-# array-api-compat's torch namespace, with the functions above in place of its own: a module
-# whose other names fall through to array-api-compat's (PEP 562 module __getattr__).
-_NAMESPACE = types.ModuleType(f"{__name__}.namespace", "array_api_compat.torch, corrected")
-_NAMESPACE.__getattr__ = lambda name: getattr(xp_torch, name)  # type: ignore[method-assign]
-_NAMESPACE.remainder = _remainder  # type: ignore[attr-defined]
-_NAMESPACE.subtract = _subtract  # type: ignore[attr-defined]
-_NAMESPACE.pow = _pow  # type: ignore[attr-defined]
-_NAMESPACE.diff = _diff  # type: ignore[attr-defined]
-_NAMESPACE.acos = _acos  # type: ignore[attr-defined]
-_NAMESPACE.log1p = _log1p  # type: ignore[attr-defined]
-_NAMESPACE.sum = _sum  # type: ignore[attr-defined]
-_NAMESPACE.argsort = _argsort  # type: ignore[attr-defined]
-_NAMESPACE.sort = _sort  # type: ignore[attr-defined]
-_NAMESPACE.searchsorted = _searchsorted  # type: ignore[attr-defined]
-_NAMESPACE.matmul = _matmul  # type: ignore[attr-defined]
-_NAMESPACE.concat = _concat  # type: ignore[attr-defined]
+# array-api-compat's torch namespace, with the functions above in place of its own
+_NAMESPACE = namespace_over(
+    f"{__name__}.namespace",
+    xp_torch,
+    {
+        "remainder": _remainder,
+        "subtract": _subtract,
+        "pow": _pow,
+        "diff": _diff,
+        "acos": _acos,
+        "log1p": _log1p,
+        "sum": _sum,
+        "argsort": _argsort,
+        "sort": _sort,
+        "searchsorted": _searchsorted,
+        "matmul": _matmul,
+        "concat": _concat,
+    },
+    "array_api_compat.torch, corrected",
+)
 # ... and the standard's special values where NumPy's and Torch's differ alike
 # (standard_semantics: floor_divide with infinities, complex expm1 and tanh).
 _NAMESPACE = corrected_namespace(f"{__name__}.namespace", _NAMESPACE)
@@ -376,6 +379,7 @@ class TorchBackend(BackendBase):
     def __init__(self) -> None:
         torch.set_num_threads(_threads_per_rank())
         self._from = {v: k for k, v in _DTYPES.items()}
+        self._devices: dict[torch.device, Device] = {}  # every xdist call asks (same_context)
 
     def devices(self) -> list[Device]:
         cuda = [Device("torch", "cuda", i) for i in range(torch.cuda.device_count())]
@@ -383,7 +387,11 @@ class TorchBackend(BackendBase):
 
     def device_of(self, block: torch.Tensor) -> Device:
         dev = block.device
-        return Device("torch", dev.type, dev.index if dev.type != "cpu" else None)
+        found = self._devices.get(dev)
+        if found is None:
+            index = dev.index if dev.type != "cpu" else None
+            found = self._devices[dev] = Device("torch", dev.type, index)
+        return found
 
     def native_device(self, device: Device) -> torch.device:
         return torch.device(str(device))
