@@ -20,8 +20,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import COMM, RANK, SIZE
-from test_abort import _clean_env
+from helpers import COMM, RANK, SIZE, outside_mpi_job
 
 import xdist
 from xdist._transport.watchdog import CollectiveMismatchError
@@ -49,7 +48,7 @@ def _job(tmp: Path, source: str, env: dict[str, str]) -> subprocess.CompletedPro
         capture_output=True,
         text=True,
         timeout=60,
-        env={**_clean_env(), **env},
+        env={**outside_mpi_job(), **env},
     )
 
 
@@ -127,6 +126,6 @@ def test_environment_settings_are_checked(name, value, message):
         capture_output=True,
         text=True,
         timeout=60,
-        env={**_clean_env(), name: value, "XDIST_COMM": "self"},
+        env={**outside_mpi_job(), name: value, "XDIST_COMM": "self"},
     )
     assert run.returncode != 0 and f"{name}: {message}" in run.stderr, run.stderr
