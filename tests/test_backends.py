@@ -346,3 +346,50 @@ def test_numpy_backend_multiplies_a_thin_matrix_by_its_transpose_as_a_general_pr
     assert backend_module.gemm_operand(wide, wt) is wt
     other = a.copy().T
     assert backend_module.gemm_operand(a, other) is other
+
+
+def test_namespace_over_holds_the_base_names_and_the_overrides():
+    """``namespace_over``: the base's names are the module's own (no ``__getattr__`` call on
+    a lookup, which would cost every backend call a Python frame per name), the overrides
+    replace them, and a name the base resolves lazily still falls through."""
+    import types
+
+    from xdist.backends.standard_semantics import namespace_over
+
+    base = types.ModuleType("base")
+    base.add = lambda a, b: a + b
+    base.sub = lambda a, b: a - b
+    base.__getattr__ = lambda name: f"lazy {name}"  # a name found only on demand
+
+    def sub(a, b):
+        return "sub"
+
+    ns = namespace_over("ns", base, {"sub": sub})
+    assert vars(ns)["add"] is base.add and ns.add(2, 3) == 5
+    assert ns.sub is sub and base.sub(2, 3) == -1
+    assert "lazy" not in vars(ns) and ns.lazy == "lazy lazy"
+
+
+@pytest.mark.parametrize("name", _INSTALLED)
+def test_backend_namespaces_hold_their_library_names(name):
+    """Every backend's namespace holds array-api-compat's names itself (the Torch and CuPy
+    ones fell through two ``__getattr__`` layers on every lookup before), with the backend's
+    own functions where it replaces one (Torch's ``sum``, NumPy's ``matmul``)."""
+    import importlib
+
+    backend = get_backend(name)
+    compat = importlib.import_module(f"array_api_compat.{name}")
+    own, theirs = vars(backend.xp), vars(compat)
+    for fn in ("astype", "argmin", "concat", "matmul", "where", "stack", "sum", "vecdot"):
+        assert fn in own, fn
+    assert own["astype"] is theirs["astype"] and own["where"] is theirs["where"]
+    for fn in _REPLACED[name]:
+        assert own[fn] is not theirs[fn], fn
+
+
+# Functions each backend's namespace replaces (floor_divide: the standard's special values).
+_REPLACED = {
+    "numpy": ("floor_divide", "matmul"),
+    "torch": ("floor_divide", "matmul", "sum", "concat"),
+    "cupy": ("floor_divide",),
+}
