@@ -298,8 +298,10 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose, say):
 
     Per iteration: one matmul for the distances, one local argmin, and the k x (d + 1)
     cluster statistics (weighted sums and, from the column of ones, weights) by one
-    reduction (``_cluster_stats``). With ``verbose`` every rank computes the inertia that
-    ``say`` prints (a reduction); ``say`` prints on rank 0 only (None: silent).
+    reduction: updated from the moved samples in host memory (``_cluster_stats``), the full
+    product with one wait for the device per iteration on a GPU (``_device_step``). With
+    ``verbose`` every rank computes the inertia that ``say`` prints (a reduction); ``say``
+    prints on rank 0 only (None: silent).
     """
     k, d = centers.shape
     Xc = Xa[:, :d]
@@ -312,23 +314,32 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose, say):
     residue = 0.0 if w is None else 32 * xp.finfo(Xa.dtype).eps * float(xp.sum(w))
     ids = xp.arange(k, device=device(Xa))[:, None]
     select = _reads_on_host(Xa)
+    if not select:  # the least positive weight: a divisor for empty clusters on a GPU
+        info = xp.finfo(Xa.dtype)
+        floor = xp.full((k, 1), info.smallest_normal * info.eps, dtype=Xa.dtype, device=device(Xa))
     for i in range(max_iter):
         labels, scores = _assign_ones(xp, Xa, centers)
-        stats, moved = _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats, select)
-        weights = stats[:, d:]  # k x 1
-        lightest = float(xp.min(weights))
-        if labels_old is not None and lightest != 0 and lightest <= residue:
-            stats = _cluster_stats(xp, Xa, w, ids, labels, None, None)[0]
-            weights = stats[:, d:]
+        if select:
+            stats, moved = _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats)
+            weights = stats[:, d:]  # k x 1
             lightest = float(xp.min(weights))
-        sums = stats[:, :d]
+            if labels_old is not None and lightest != 0 and lightest <= residue:
+                stats = _full_stats(xp, Xa, w, ids, labels)
+                weights = stats[:, d:]
+                lightest = float(xp.min(weights))
+            sums, centers_new, shift = stats[:, :d], None, None
+        else:
+            stats, sums, weights, moved, lightest, centers_new, shift = _device_step(
+                xp, Xa, w, ids, labels, labels_old, centers, floor
+            )
         if lightest == 0:
             weights = weights[:, 0]
             sums, weights = _relocate_empty(xp, Xc, sw, centers, labels, sums, weights)
-            centers_new = _average_centers(xp, sums, weights)
-        else:
+            centers_new, shift = _average_centers(xp, sums, weights), None
+        elif centers_new is None:
             centers_new = sums / weights
-        shift = float(xp.sum((centers_new - centers) ** 2))
+        if shift is None:
+            shift = float(xp.sum((centers_new - centers) ** 2))
         if verbose:
             inertia = _inertia_ones(xp, Xa, sw, centers, labels)  # collective: every rank
             if say:
@@ -361,8 +372,9 @@ def _reads_on_host(X) -> bool:
     return (getattr(where, "kind", None) or getattr(where, "type", "cpu")) == "cpu"
 
 
-def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats, select=True):
-    """(k x (d + 1) weighted sums and weights of the clusters, number of labels changed).
+def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats):
+    """(k x (d + 1) weighted sums and weights of the clusters, number of labels changed),
+    for blocks in host memory (``_reads_on_host``).
 
     The first time: the k x n membership matrix times ``Xa``, one reduction. Later only
     the samples that changed cluster are read: one selection of their (new, old) cluster
@@ -375,18 +387,10 @@ def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats, select=True):
     did: a product that small could be planned by moving its operands instead of reducing
     (xdist picks the plan that moves least), which would leave the statistics split, and a
     full pass costs what it did before.
-
-    Without ``select`` (blocks on a GPU) the full product is always taken and the number
-    moved is one sum: a selection's length is a read that waits for the device, two per
-    iteration (the pairs and the rows), where the product costs the GPU microseconds.
     """
     k, n = ids.shape[0], Xa.shape[0]
     moved = n
-    if labels_old is not None and not select:
-        moved = int(xp.count_nonzero(labels != labels_old))
-        if moved == 0:
-            return stats, 0
-    elif labels_old is not None:
+    if labels_old is not None:
         changed = labels != labels_old
         pairs = (labels * k + labels_old)[changed]
         moved = pairs.shape[0]
@@ -398,8 +402,37 @@ def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats, select=True):
             if w is not None:
                 delta = delta * w[changed][None, :]
             return stats + delta @ Xa[changed], moved
-    member = xp.astype(ids == labels[None, :], Xa.dtype)  # k x n, a row per cluster
-    return (member if w is None else member * w[None, :]) @ Xa, moved
+    return _full_stats(xp, Xa, w, ids, labels), moved
+
+
+def _full_stats(xp, Xa, w, ids, labels):
+    """The k x (d + 1) weighted sums and weights of the clusters: the k x n membership
+    matrix (a row per cluster) times ``Xa``, one reduction."""
+    member = xp.astype(ids == labels[None, :], Xa.dtype)
+    return (member if w is None else member * w[None, :]) @ Xa
+
+
+def _device_step(xp, Xa, w, ids, labels, labels_old, centers, floor):
+    """One Lloyd update for blocks on a GPU: (statistics, their sums and weights, number
+    moved, lightest cluster's weight, new centers, their squared shift), the three numbers
+    read from the device after every kernel of the iteration is queued, so that only the
+    first read waits for the device and it never idles between them (a selection's length
+    would be a read of its own, before the product could be queued). The full product every
+    iteration (the GPU's microseconds); the number moved by one sum. The weights are
+    divided by no less than ``floor`` (the least positive number: no weight but 0 changes),
+    so an empty cluster's center is 0 / floor, discarded: it gets ``None`` (the caller
+    relocates it and takes the shift again)."""
+    d = centers.shape[1]
+    count = None if labels_old is None else xp.count_nonzero(labels != labels_old)
+    stats = _full_stats(xp, Xa, w, ids, labels)
+    sums, weights = stats[:, :d], stats[:, d:]
+    centers_new = sums / xp.maximum(weights, floor)
+    lightest, shift = xp.min(weights), xp.sum((centers_new - centers) ** 2)
+    moved = Xa.shape[0] if count is None else int(count)  # the one wait for the device
+    lightest, shift = float(lightest), float(shift)
+    if lightest == 0:
+        centers_new, shift = None, None
+    return stats, sums, weights, moved, lightest, centers_new, shift
 
 
 def _relocate_empty(xp, Xc, sw, centers, labels, sums, weights):

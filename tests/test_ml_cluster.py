@@ -73,7 +73,12 @@ def test_predict_transform_score_and_weights():
     np.testing.assert_array_equal(_np(ours.fit_predict(x)), sk.fit_predict(X))
 
 
-def test_empty_cluster_is_relocated_like_sklearn():
+@pytest.mark.parametrize("on_host", [True, False], ids=["host", "gpu-path"])
+def test_empty_cluster_is_relocated_like_sklearn(monkeypatch, on_host):
+    """An empty cluster takes the farthest point, in host memory and on the GPU path (forced
+    here on the CPU), whose one read per iteration happens before it knows of the empty
+    cluster."""
+    monkeypatch.setattr(cluster, "_reads_on_host", lambda X: on_host)
     X = _data(n=30, k=2)
     init = np.vstack([X[:2], [[100.0, 100.0, 100.0]]])  # the far center gets no points
     sk = SKKMeans(3, init=init, n_init=1).fit(X)
@@ -81,14 +86,17 @@ def test_empty_cluster_is_relocated_like_sklearn():
     _check(ours, sk)
 
 
+@pytest.mark.parametrize("on_host", [True, False], ids=["host", "gpu-path"])
 @pytest.mark.parametrize(
     "seed,weighted", [(21, False), (28, False), (101, False), (31, True), (61, True), (74, True)]
 )
-def test_cluster_emptied_by_relocation_sits_on_the_heaviest(seed, weighted):
+def test_cluster_emptied_by_relocation_sits_on_the_heaviest(monkeypatch, seed, weighted, on_host):
     """When the sample relocated to an empty cluster was the only one of its own, that
     cluster is empty in turn; scikit-learn's ``_average_centers`` places it at the heaviest
     cluster (by its sums when it comes later in the order, by its mean when earlier).
-    These seeds of random centers over 2-d Gaussian data hit that case."""
+    These seeds of random centers over 2-d Gaussian data hit that case; on both Lloyd paths
+    (``_reads_on_host``)."""
+    monkeypatch.setattr(cluster, "_reads_on_host", lambda X: on_host)
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(30, 120)), int(rng.integers(4, 10))
     X = rng.standard_normal((n, 2))
@@ -209,6 +217,35 @@ def test_lloyd_iteration_on_a_gpu_sends_one_reduction_more_and_selects_nothing(m
     assert {k: v for k, v in per_5.items() if v} == ({"allreduce": 10} if SIZE > 1 else {})
     np.testing.assert_array_equal(_np(est.labels_), _np(host.labels_))
     np.testing.assert_allclose(_np(est.cluster_centers_), _np(host.cluster_centers_), rtol=1e-12)
+
+
+def test_lloyd_iteration_on_a_gpu_reads_the_device_after_queueing_everything(monkeypatch):
+    """On a GPU each read of a number waits for the device to finish its queue, and the
+    device then idles until the host queues more. The GPU path's iteration queues both of
+    its products (distances, statistics) before it reads its three numbers (moved, lightest
+    weight, shift): no read falls between the two products, where the number moved used to
+    be read. Forced here on the CPU; the fit is the host path's."""
+    events = []
+    array = type(distribute(np.ones(2), 0))
+    for name, tag in (("__matmul__", "M"), ("__float__", "R"), ("__int__", "R")):
+        real = getattr(array, name)
+
+        def logged(self, *args, _real=real, _tag=tag):
+            events.append(_tag)
+            return _real(self, *args)
+
+        monkeypatch.setattr(array, name, logged)
+    fits = {}
+    for on_host in (False, True):
+        events.clear()
+        per_5, fits[on_host] = _collectives_per_5_iterations(monkeypatch, on_host)
+        trace = "".join(events)
+        if not on_host:
+            assert "MRM" not in trace, trace
+            # The 9-iteration fit: products, then reads (the first iteration moves no
+            # label, so it reads two numbers); then the final assignment and inertia.
+            assert "MMRR" + "MMRRR" * 8 + "MR" in trace, trace
+    np.testing.assert_array_equal(_np(fits[False].labels_), _np(fits[True].labels_))
 
 
 def test_reads_on_host_tells_host_memory_from_a_device():
