@@ -131,10 +131,17 @@ def skew(x, axis=0, *, bias: bool = True, keepdims: bool = False):
     return _skew_from(xp, _axis_count(x, axis), m, m2, m3, bias)
 
 
+def _nonzero_var(xp, m2, zero):
+    """``m2`` with its constant slices' values replaced by 1: a divisor that gives their
+    (discarded) quotients without dividing 0 by 0, which NumPy warns of."""
+    return xp.where(zero, xp.ones_like(m2), m2)
+
+
 def _skew_from(xp, n, m, m2, m3, bias):
     zero = _zero_var(xp, m2, m)
+    m2 = _nonzero_var(xp, m2, zero)
     vals = xp.where(zero, xp.nan, m3 / m2**1.5)
-    if not bias and n > 2:
+    if not bias and n > 2:  # SciPy's expression, in its order
         nval = ((n - 1.0) * n) ** 0.5 / (n - 2.0) * m3 / m2**1.5
         vals = xp.where(zero, vals, nval)
     return vals
@@ -150,8 +157,9 @@ def kurtosis(x, axis=0, *, fisher: bool = True, bias: bool = True, keepdims: boo
 
 def _kurt_from(xp, n, m, m2, m4, fisher, bias):
     zero = _zero_var(xp, m2, m)
+    m2 = _nonzero_var(xp, m2, zero)
     vals = xp.where(zero, xp.nan, m4 / m2**2.0)
-    if not bias and n > 3:
+    if not bias and n > 3:  # SciPy's expression, in its order
         nval = 1.0 / (n - 2) / (n - 3) * ((n**2 - 1.0) * m4 / m2**2.0 - 3 * (n - 1) ** 2.0)
         vals = xp.where(zero, vals, nval + 3.0)
     return vals - 3.0 if fisher else vals

@@ -139,3 +139,29 @@ def test_moments_verbose_prints_on_rank_0(capsys):
     assert "batch of 11 samples merged, 11 samples seen" in capsys.readouterr().out
     stats.Moments().fit(distribute(data, 0))
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_constant_features_give_nan_without_a_warning(bias):
+    """A constant feature has no skewness or kurtosis: NaN, as SciPy gives, with the other
+    features' values intact, and no "invalid value encountered in divide" from dividing its
+    zero moments by its zero variance (the quotient that is discarded)."""
+    import warnings
+
+    rng = np.random.default_rng(2)
+    data = np.column_stack([np.full(20, 3.0), rng.standard_normal(20) ** 3, np.zeros(20)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want_skew = st.skew(data, bias=bias)
+        want_kurt = st.kurtosis(data, bias=bias)
+    for x in (data, distribute(data, 0, uneven_counts(20, SIZE))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            got = [stats.skew(x, bias=bias), stats.kurtosis(x, bias=bias)]
+            fitted = stats.Moments().fit(x) if bias else None
+        for value, want in zip(got, (want_skew, want_kurt)):
+            np.testing.assert_allclose(_np(value), want, rtol=1e-12)
+        assert np.isnan(_np(got[0])[[0, 2]]).all() and np.isfinite(_np(got[0])[1])
+        if fitted is not None:
+            np.testing.assert_allclose(_np(fitted.skewness_), want_skew, rtol=1e-12)
+            np.testing.assert_allclose(_np(fitted.kurtosis_), want_kurt, rtol=1e-12)
