@@ -569,3 +569,14 @@ def test_rank_independent_blocks():
     x = xdist.linspace(-2.0, 3.0, 11, split=0)
     lo, hi = x.layout.local_range(RANK)
     np.testing.assert_array_equal(host(x.local), np.linspace(-2.0, 3.0, 11)[lo:hi])
+
+
+def test_comm_that_is_not_a_communicator_is_refused():
+    """``comm=`` must be an xdist Communicator, before and after a real one was accepted
+    (accepted types are remembered, so the check costs a set lookup after the first)."""
+    for bad in (42, "world", object()):
+        with pytest.raises(TypeError, match="zeros: comm must be an xdist Communicator"):
+            xdist.zeros(3, comm=bad)
+    assert xdist.zeros(3, comm=xdist.default_comm()).shape == (3,)
+    with pytest.raises(TypeError, match=r"ones: comm must be an xdist Communicator, got int"):
+        xdist.ones(3, comm=7)
