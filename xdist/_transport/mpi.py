@@ -152,6 +152,11 @@ def _others(counts: Sequence[int], me: int) -> tuple[int, int]:
     return total, nonempty
 
 
+def _displacements(counts) -> np.ndarray:
+    """Where each of ``counts`` consecutive runs begins in one flat buffer (int64)."""
+    return np.concatenate([[0], np.cumsum(counts, dtype=np.int64)[:-1]]).astype(np.int64)
+
+
 def _chunks(n: int, limit: int):
     for start in range(0, n, limit):
         yield start, min(start + limit, n)
@@ -351,7 +356,7 @@ class MPIComm:
         flat, mpitype, scale = _typed(buf)
         out, oflat = _empty(buf, sum(counts), scale)
         scounts = [c * scale for c in counts]
-        displs = np.concatenate([[0], np.cumsum(scounts)[:-1]]).astype(np.int64)
+        displs = _displacements(scounts)
         limit = get_config().max_message_elements
         if sum(scounts) <= limit:
             self._comm.Allgatherv(
@@ -383,8 +388,8 @@ class MPIComm:
         out, oflat = _empty(buf, sum(recvcounts), scale)
         sc = [c * scale for c in sendcounts]
         rc = [c * scale for c in recvcounts]
-        sd = np.concatenate([[0], np.cumsum(sc)[:-1]]).astype(np.int64)
-        rd = np.concatenate([[0], np.cumsum(rc)[:-1]]).astype(np.int64)
+        sd = _displacements(sc)
+        rd = _displacements(rc)
         # One Alltoallv carries every message of at most `limit // p` elements, so that no
         # rank's counts or displacements pass `limit`; larger messages go pairwise, in chunks
         # of at most `limit`. Both ends of a message know its size, so every rank takes the
@@ -415,7 +420,7 @@ class MPIComm:
                 send[at : at + c] = flat[sd[j] : sd[j] + c]
                 at += c
         recv = _empty(like, sum(small_r) // scale, scale)[1]
-        displs = [np.concatenate([[0], np.cumsum(c)[:-1]]).tolist() for c in (small_s, small_r)]
+        displs = [_displacements(c).tolist() for c in (small_s, small_r)]
         self._comm.Alltoallv(
             [send, small_s, displs[0], mpitype], [recv, small_r, displs[1], mpitype]
         )
