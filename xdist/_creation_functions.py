@@ -165,15 +165,6 @@ class Target:
         self.backend = default_backend() if backend is None else backend
         self.device = self.backend.check_device(device, func)
 
-    @classmethod
-    def of(cls, x: _array.Array) -> Target:
-        """The target of an existing array: its communicator, backend and device, which were
-        checked when it was made (``Communicator`` is a runtime Protocol, whose
-        ``isinstance`` check costs about 15 us)."""
-        t = cls.__new__(cls)
-        t.comm, t.backend, t.device = x._comm, x._backend, x.device
-        return t
-
     @property
     def xp(self) -> Any:
         return self.backend.xp
@@ -264,15 +255,12 @@ def _like(x: Any, dtype: Any, device: Any, split: Any, comm: Any, func: str):
     """Target, layout and dtype of a result shaped like ``x``: by default the layout of ``x``
     (same split, same counts) on its communicator and device."""
     check_array(x, func)
-    if comm is None and device is None:  # the hot path: x's own (the k-means loop's)
-        t = Target.of(x)
-    else:
-        t = Target(
-            comm if comm is not None else x._comm,
-            device if device is not None else x.device,
-            func,
-            backend=x._backend,
-        )
+    t = Target(
+        comm if comm is not None else x._comm,
+        device if device is not None else x.device,
+        func,
+        backend=x._backend,
+    )
     dt = x.dtype if dtype is None else as_dtype(dtype, func)
     axis = x.split if split is DEFAULT else resolve_split(split, x.ndim, func)
     if axis == x.split and t.comm is x._comm:
