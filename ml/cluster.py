@@ -329,7 +329,7 @@ def _lloyd(xp, Xa, x_sq, sw, centers, max_iter, tol, verbose, say):
                 lightest = float(xp.min(weights))
             sums, centers_new, shift = stats[:, :d], None, None
         else:
-            stats, sums, weights, moved, lightest, centers_new, shift = _device_step(
+            sums, weights, moved, lightest, centers_new, shift = _device_step(
                 xp, Xa, w, ids, labels, labels_old, centers, floor
             )
         if lightest == 0:
@@ -413,7 +413,7 @@ def _full_stats(xp, Xa, w, ids, labels):
 
 
 def _device_step(xp, Xa, w, ids, labels, labels_old, centers, floor):
-    """One Lloyd update for blocks on a GPU: (statistics, their sums and weights, number
+    """One Lloyd update for blocks on a GPU: (the clusters' weighted sums and weights, number
     moved, lightest cluster's weight, new centers, their squared shift), the three numbers
     read from the device after every kernel of the iteration is queued, so that only the
     first read waits for the device and it never idles between them (a selection's length
@@ -432,7 +432,7 @@ def _device_step(xp, Xa, w, ids, labels, labels_old, centers, floor):
     lightest, shift = float(lightest), float(shift)
     if lightest == 0:
         centers_new, shift = None, None
-    return stats, sums, weights, moved, lightest, centers_new, shift
+    return sums, weights, moved, lightest, centers_new, shift
 
 
 def _relocate_empty(xp, Xc, sw, centers, labels, sums, weights):
