@@ -32,8 +32,20 @@ ON_HOST = DEVICE.kind == "cpu"
 def outside_mpi_job() -> dict[str, str]:
     """This process's environment without an outer MPI job's variables, for a child process
     that must run alone or start an MPI job of its own (``mpiexec`` inside a rank)."""
-    prefixes = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "OMPI_")
+    prefixes = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "OMPI_", "SLURM_")
     return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+
+
+# Where the launchers give a process its rank: MPICH's and Intel MPI's Hydra (PMI), Open MPI,
+# PMIx launchers, Slurm's srun.
+LAUNCHER_RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID")
+
+
+def launcher_rank(environ=None) -> int:
+    """This process's rank as its launcher's variables give it (0 outside a launcher): for a
+    job's script that must know its rank before ``import xdist``."""
+    environ = os.environ if environ is None else environ
+    return next((int(environ[v]) for v in LAUNCHER_RANK_VARS if environ.get(v, "").isdigit()), 0)
 
 
 def host(block) -> np.ndarray:

@@ -8,13 +8,14 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import COMM, RANK, outside_mpi_job
+from helpers import COMM, LAUNCHER_RANK_VARS, RANK, launcher_rank, outside_mpi_job
 
 SCRIPT = textwrap.dedent(
     """
@@ -29,15 +30,19 @@ SCRIPT = textwrap.dedent(
 
 
 # Rank 1 fails right after ``import xdist``, before any xdist call; rank 0 waits in a collective.
-BEFORE_FIRST_CALL = textwrap.dedent(
-    """
-    import os
-    import numpy as np
-    import xdist
-    if os.environ.get("PMI_RANK") == "1":
-        raise RuntimeError("rank 1 fails before its first xdist call")
-    xdist.default_comm().allreduce(np.ones(1), "sum")
-    """
+# The script finds its rank from the launcher's variables (helpers.launcher_rank, copied in).
+BEFORE_FIRST_CALL = (
+    f"import os\nLAUNCHER_RANK_VARS = {LAUNCHER_RANK_VARS!r}\n\n"
+    + inspect.getsource(launcher_rank)
+    + textwrap.dedent(
+        """
+        import numpy as np
+        import xdist
+        if launcher_rank() == 1:
+            raise RuntimeError("rank 1 fails before its first xdist call")
+        xdist.default_comm().allreduce(np.ones(1), "sum")
+        """
+    )
 )
 
 

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ._transport.comm import Communicator, SelfComm
+from ._transport.launcher import check_world, launched_size
 from .backends import Backend, Device, get_backend, prepare
 
 __all__ = [
@@ -49,26 +50,13 @@ def _make_world() -> Communicator:
         # No mpi4py (ImportError), or mpi4py without an MPI library behind it (RuntimeError
         # "cannot load MPI library"): one process, no MPI, and a one-line notice.
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        check_world(1, f"no MPI library ({reason})")
         sys.stderr.write(
             f"xdist: no MPI ({reason}); running as one process. For several ranks install an "
             "MPI library, e.g. pip install 'xdist-array[mpi]' (XDIST_COMM=self: no notice)\n"
         )
         return SelfComm()
     return world()
-
-
-# Environment variables in which MPI launchers give the job's size (MPICH/Hydra, Intel MPI
-# and Slurm's PMI; Open MPI).
-_LAUNCHER_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
-
-
-def launched_size() -> int:
-    """The number of ranks the MPI launcher started (1 when not under a launcher)."""
-    for name in _LAUNCHER_SIZE_VARS:
-        value = os.environ.get(name, "")
-        if value.isdigit():
-            return int(value)
-    return 1
 
 
 def start() -> None:

@@ -37,6 +37,7 @@ from .comm import (
     check_op,
     exscan_identity,
 )
+from .launcher import check_world
 from .watchdog import Guard
 
 __all__ = ["MPIComm", "cuda_aware", "library_cuda_support", "world"]
@@ -499,6 +500,8 @@ def _abort(code: int) -> None:
 def world() -> MPIComm:
     """``MPI.COMM_WORLD``; under several ranks an uncaught exception aborts the job."""
     comm = MPIComm(MPI.COMM_WORLD)
+    # a launcher that started several ranks and a world of one: another library's mpiexec
+    check_world(comm.size, " ".join(MPI.Get_library_version().splitlines()[0].split()))
     if comm.size > 1 and sys.excepthook is sys.__excepthook__:
         sys.excepthook = _abort_on_uncaught
     return comm
