@@ -11,7 +11,7 @@ import numpy as np
 
 from .moments import two_pass
 
-__all__ = ["STANDARD_DTYPES", "Backend", "BackendBase", "Device"]
+__all__ = ["STANDARD_DTYPES", "Backend", "BackendBase", "Device", "host_solve_upper_right"]
 
 
 # ``arg_best`` searches lines by whole-array passes when that beats NumPy's and Torch's own
@@ -37,6 +37,24 @@ def many_short_lines(shape: tuple[int, ...], axis: int, leading: bool = False) -
 
 
 _INT64, _UINT64 = np.dtype("int64"), np.dtype("uint64")
+
+
+def host_solve_upper_right(b: np.ndarray, r: np.ndarray) -> np.ndarray | None:
+    """``b r^{-1}`` for host arrays by LAPACK's ``trtrs`` through SciPy (``b`` read in place
+    as the transposed system ``r^T y = b^T``: no copy of ``b`` beyond the result), or
+    ``None`` where SciPy is not installed. A stack is solved matrix by matrix."""
+    try:
+        from scipy.linalg import solve_triangular
+    except ImportError:
+        return None
+    if b.ndim == 2:
+        return solve_triangular(r, b.T, trans="T", lower=False, check_finite=False).T
+    r = np.broadcast_to(r, (*b.shape[:-2], *r.shape[-2:]))
+    out = np.empty(b.shape, dtype=np.result_type(b, r))
+    for i in np.ndindex(*b.shape[:-2]):
+        out[i] = solve_triangular(r[i], b[i].T, trans="T", lower=False, check_finite=False).T
+    return out
+
 
 # The standard's dtypes, as NumPy dtype objects (xdist's dtypes).
 STANDARD_DTYPES = tuple(
@@ -421,6 +439,13 @@ class BackendBase:
         """``out[...] = a @ b`` for ``out`` a view of a larger block (columns of a result
         block) of the product's shape and dtype; the library's ``matmul`` then a copy here."""
         out[...] = self.xp.matmul(a, b)
+
+    def solve_upper_right(self, b: Any, r: Any) -> Any:
+        """``b r^{-1}`` for ``r`` upper triangular with a nonzero diagonal (stacks of both
+        allowed): the triangular solve of Cholesky QR. Here by the library's general
+        ``solve`` of the transposed system; backends with a triangular solve use it."""
+        xp = self.xp
+        return xp.matrix_transpose(xp.linalg.solve(xp.matrix_transpose(r), xp.matrix_transpose(b)))
 
     def vecdot_last_axis(self, a: Any, b: Any) -> Any:
         """The library's own ``vecdot`` of two blocks of one dtype and shape along their last

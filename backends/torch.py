@@ -18,7 +18,7 @@ import array_api_compat.torch as xp_torch
 import numpy as np
 import torch
 
-from .base import BackendBase, Device
+from .base import BackendBase, Device, host_solve_upper_right
 from .moments import chunked
 from .numpy import NumPyBackend
 from .standard_semantics import all_finite, corrected_namespace, namespace_over
@@ -452,6 +452,15 @@ class TorchBackend(BackendBase):
         if dtype.kind == "u":
             return np.dtype("int64")
         return super().sum_dtype(dtype)
+
+    def solve_upper_right(self, b: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        """On the CPU, LAPACK's triangular solve through SciPy on the tensors' memory (Torch's
+        own ``solve_triangular`` copies a C-ordered ``b`` first); on a GPU, Torch's."""
+        if b.device.type == "cpu" and not (b.requires_grad or r.requires_grad):
+            found = host_solve_upper_right(self.to_host(b), self.to_host(r))
+            if found is not None:
+                return torch.from_numpy(found)
+        return torch.linalg.solve_triangular(r, b, upper=True, left=False)
 
     def special_function(self, name: str) -> Any:
         """``torch.special``'s function where it agrees with SciPy (``SPECIAL_FUNCTIONS``)."""

@@ -427,16 +427,51 @@ def index_mask(p: int) -> Cost:
 STACKED_ELEMENTS = 1 << 22
 
 
-def tsqr(p: int, n: int, cols: int, itemsize: int, stacked: int = STACKED_ELEMENTS) -> Cost:
-    """``qr`` / ``svd`` of a tall ``(n, cols)`` matrix split along rows (TSQR). Up to
+def tsqr(
+    p: int,
+    n: int,
+    cols: int,
+    itemsize: int,
+    stacked: int = STACKED_ELEMENTS,
+    cholesky: bool = True,
+) -> Cost:
+    """``qr`` / ``svd`` of a tall ``(n, cols)`` real matrix split along rows. With at least
+    ``2 cols`` rows (``cholesky``, the matrix well enough conditioned), CholeskyQR2 of the
+    rows below the first ``cols``: one allgatherv of each rank's rows among the first
+    ``cols`` and its ``cols x cols`` Gram matrix, one of the Gram matrices of ``Q_1``, both
+    in double precision (8 bytes); past ``stacked`` elements of Gram matrices in all
+    (``p cols^2``), an allreduce of each instead and an allgatherv of the first rows alone.
+    Otherwise Householder TSQR (``householder_tsqr``)."""
+    if p == 1:
+        return {}
+    if not cholesky or n < 2 * cols:
+        return householder_tsqr(p, n, cols, itemsize, stacked)
+    counts = balanced(n, p)
+    starts = offsets(counts)
+    tops = [max(0, min(cols, s + c) - s) for c, s in zip(counts, starts)]
+    gram = cols * cols * 8
+    per_rank: PerRank = []
+    for t in tops:
+        row: dict = {}
+        if p * cols * cols <= stacked:
+            _add(row, "allgatherv", 1, t * cols * 8 + gram, p - 1)
+            _add(row, "allgatherv", 1, gram, p - 1)
+        else:
+            sent = t * cols * itemsize
+            _add(row, "allgatherv", 1, sent, p - 1 if sent else 0)
+            _add(row, "allreduce", 2, 2 * gram, 2 * (p - 1))
+        per_rank.append(row)
+    return busiest(per_rank)
+
+
+def householder_tsqr(p: int, n: int, cols: int, itemsize: int, stacked: int) -> Cost:
+    """Householder TSQR of a tall ``(n, cols)`` matrix split along rows. Up to
     ``stacked`` elements of R factors in all (``p cols^2``; ``cols = 100`` up to about 400
     ranks): one allgatherv of each rank's rows among the first ``cols`` as they are and the
     R (``cols`` rows) of its other rows. Beyond: one allgatherv of the first ``cols`` rows
     alone, the R factors combined up a binary tree rooted at rank 0 (rank ``r + d`` sends
     its subtree's R to rank ``r``, one sendrecv each way per level: the R up, the rows of
     ``Q`` down), and one broadcast of the root's R."""
-    if p == 1:
-        return {}
     counts = balanced(n, p)
     starts = offsets(counts)
     tops = [max(0, min(cols, s + c) - s) for c, s in zip(counts, starts)]
@@ -515,7 +550,8 @@ def io_npy(p: int, save: bool) -> Cost:
 def random_draw(p: int, seeded: bool = True, check_replicated: bool = False) -> Cost:
     """``xdist.random``: counter-based, each rank draws its own block: no message; a
     generator without a seed broadcasts rank 0's entropy (16 bytes) once; a seeded one with
-    ``check_replicated`` on compares the key's checksum (one allgather of one int)."""
+    ``check_replicated`` on (the default) compares the key's fingerprint (one allgather of
+    one int)."""
     if p == 1:
         return {}
     if not seeded:
@@ -525,17 +561,15 @@ def random_draw(p: int, seeded: bool = True, check_replicated: bool = False) -> 
 
 # -- the four workloads (per-iteration costs measured from xdist.ml, checked by the tests) -----
 # The agreement of ``xdist.asarray`` on data given whole on every rank: one allreduce of its
-# 66 ints of metadata and their negatives (``same_on_every_rank``), whatever the rank count.
-AGREEMENT = 2 * 66 * 8
+# 73 ints of arguments, metadata and fingerprint, and their negatives (``same_on_every_rank``),
+# whatever the rank count.
+AGREEMENT = 2 * 73 * 8
 
 
 def _agreements(p: int, made: int, check_replicated: bool) -> Cost:
-    """The messages of ``made`` replicated arrays built by ``asarray``: the agreement on each,
-    and with ``check_replicated`` an allgather of its checksum (one int)."""
-    out = {"allreduce": Traffic(made, made * AGREEMENT, made * (p - 1))}
-    if check_replicated:
-        out["allgather"] = Traffic(made, made * 8, made * (p - 1))
-    return out
+    """The messages of ``made`` replicated arrays built by ``asarray``: the agreement on each
+    (the fingerprint of ``check_replicated`` travels in it: no message more)."""
+    return {"allreduce": Traffic(made, made * AGREEMENT, made * (p - 1))}
 
 
 def kmeans(
@@ -552,14 +586,13 @@ def kmeans(
     allreduce of the k x (d + 1) cluster statistics (sums with the count column) and, after
     the first, two allgathers of one count (the samples that changed cluster, selected by a
     mask), or, without ``select`` (blocks on a GPU), one allreduce of the int64 number
-    moved instead; around them: the init's agreement (``AGREEMENT``: one allreduce of 132
+    moved instead; around them: the init's agreement (``AGREEMENT``: one allreduce of 146
     ints), the data's mean, a flag and the final inertia (4 allreduces: the float64 mean, 1
     byte, 3 float32 values of
     ``ml/cluster.py:_inertia_scores`` and a last reduction of ``last_bytes``: 4 on the tests'
     600 x 6 data, 8 at 200000 x 64 with ``benchmarks/cost_model_check.py``'s data, the
     inertia's branch depending on the data). At one rank only the two allgathers per
-    iteration are made (the mask's counts; the others are skipped there). With
-    ``check_replicated`` on, one allgather more: the checksum of the init array."""
+    iteration are made (the mask's counts; the others are skipped there)."""
     if p == 1:  # only the selections' (local) count exchanges
         selections = 2 * (iterations - 1) if select else 0
         return {"allgather": Traffic(selections, 0, 0)} if selections else {}
@@ -594,8 +627,7 @@ def lasso(
     d x d fits for d up to 2048); then nothing per epoch: the duality gap takes ``X.T @ R``
     from the kept scores.
     Replicated arrays made inside (one with the Gram matrix, two without) agree on their
-    metadata (``AGREEMENT`` each) and, with ``check_replicated``, a checksum (an allgather of
-    one int each)."""
+    metadata and fingerprint (``AGREEMENT`` each)."""
     if p == 1:
         return {}
     agree = _agreements(p, 1 if gram else 2, check_replicated)

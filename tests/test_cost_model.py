@@ -142,15 +142,19 @@ def test_indexing():
 
 
 # -- linalg, fft -------------------------------------------------------------------------------
+@pytest.mark.parametrize("cholesky", [True, False], ids=["cholesky", "householder"])
 @pytest.mark.parametrize("stacked", [cm.STACKED_ELEMENTS, 0], ids=["stacked", "tree"])
 @pytest.mark.parametrize("rows", [40, 9, 5])
-def test_tsqr(monkeypatch, rows, stacked):
-    """Both ways of combining the R factors: stacked on every rank, and (as for ``p N^2``
-    above ``STACKED_ELEMENTS``) up a binary tree, forced here."""
+def test_tsqr(monkeypatch, rows, stacked, cholesky):
+    """Cholesky QR's Gram matrices and Householder's R factors, each both ways: stacked on
+    every rank, and (as for ``p N^2`` above ``STACKED_ELEMENTS``, forced here) reduced by an
+    allreduce (Cholesky) or combined up a binary tree (Householder)."""
     assert cm.STACKED_ELEMENTS == tsqr_module.STACKED_ELEMENTS
     monkeypatch.setattr(tsqr_module, "STACKED_ELEMENTS", stacked)
+    if not cholesky:
+        monkeypatch.setattr(tsqr_module, "cholesky_proxy", lambda *args: None)
     T = distribute(rng_matrix(rows, 3), 0)
-    want = cm.tsqr(P, rows, 3, F64, stacked)
+    want = cm.tsqr(P, rows, 3, F64, stacked, cholesky)
     assert counted(lambda: xdist.linalg.qr(T)) == want
     assert counted(lambda: xdist.linalg.svd(T, full_matrices=False)) == want
 

@@ -92,9 +92,22 @@ class _Recording:
         return getattr(self._comm, name)
 
 
+@pytest.fixture
+def householder(monkeypatch):
+    """TSQR by Householder QR alone: Cholesky QR declines every matrix."""
+    monkeypatch.setattr(tsqr_module, "cholesky_proxy", lambda *args: None)
+
+
+def _rows_sent(counts, n):
+    """Each rank's rows among the first ``n`` (``tops``) and its rows below them."""
+    starts = np.cumsum((0, *counts))[:-1]
+    tops = [max(0, min(c, n - s)) for c, s in zip(counts, starts)]
+    return tops, [c - t for c, t in zip(counts, tops)]
+
+
 @pytest.mark.parametrize("counts", [None, "uneven"])
 @pytest.mark.parametrize("shape", [(20, 4), (4, 20, 3)], ids=["2d", "batched"])
-def test_tsqr_sends_only_the_small_factors(shape, counts):
+def test_householder_tsqr_sends_only_the_small_factors(householder, shape, counts):
     a = random_array(shape, seed=2)
     axis = len(shape) - 2
     comm = _Recording(COMM)
@@ -105,10 +118,34 @@ def test_tsqr_sends_only_the_small_factors(shape, counts):
     if SIZE > 1:
         assert dict(calls) == {"allgatherv": 1}, calls
         # each rank's rows among the first N as they are, the R factor of its other rows
-        starts = np.cumsum((0, *x.counts))[:-1]
-        tops = [max(0, min(c, n - s)) for c, s in zip(x.counts, starts)]
-        rows = sum(t + min(c - t, n) for c, t in zip(x.counts, tops))
+        tops, below = _rows_sent(x.counts, n)
+        rows = sum(t + min(b, n) for t, b in zip(tops, below))
         assert comm.gathered == [rows * n * batch] and rows <= shape[axis]
+    else:
+        assert sum(calls.values()) == 0, calls
+    assert (q.split, q.counts, r.split) == (x.split, x.counts, None)
+    eq, er = np.linalg.qr(a)
+    _close(q, eq, "float64")
+    _close(r, er, "float64")
+    rn = r.to_numpy()
+    assert np.all(np.tril(rn, -1) == 0) and np.any(np.diagonal(rn, 0, -2, -1) < 0)
+
+
+@pytest.mark.parametrize("counts", [None, "uneven"])
+@pytest.mark.parametrize("shape", [(20, 4), (4, 20, 3)], ids=["2d", "batched"])
+def test_cholesky_qr_sends_two_gram_matrices(shape, counts):
+    """CholeskyQR2 of the rows below the first N: one allgatherv of the first N rows with
+    each rank's Gram matrix, one of the Gram matrices of ``Q_1``; LAPACK's factors."""
+    a = random_array(shape, seed=2)
+    axis = len(shape) - 2
+    comm = _Recording(COMM)
+    x = distribute(a, axis, uneven_counts(shape[axis], SIZE) if counts else None, comm=comm)
+    with xdist.count_collectives() as calls:
+        q, r = la.qr(x)
+    n, batch = shape[-1], int(np.prod(shape[:-2]))
+    if SIZE > 1:
+        assert dict(calls) == {"allgatherv": 2}, calls
+        assert comm.gathered == [(n + SIZE * n) * n * batch, SIZE * n * n * batch]
     else:
         assert sum(calls.values()) == 0, calls
     assert (q.split, q.counts, r.split) == (x.split, x.counts, None)
@@ -125,7 +162,7 @@ TREE_SHAPES = [(40, 4), (6, 4), (4, 4), (2, 9, 3), (30, 3)]
 @pytest.mark.parametrize("counts", [None, "uneven"])
 @pytest.mark.parametrize("dtype", ["float64", "complex128", "float32"])
 @pytest.mark.parametrize("shape", TREE_SHAPES, ids=str)
-def test_tsqr_by_a_tree_of_r_factors(monkeypatch, shape, dtype, counts):
+def test_tsqr_by_a_tree_of_r_factors(monkeypatch, householder, shape, dtype, counts):
     """Past ``STACKED_ELEMENTS`` (forced here) the ranks' R factors are combined up a binary
     tree rather than stacked on every rank: the same LAPACK factors (signs included, on
     random data: R's diagonal of both signs), the rows of the first N gathered alone, and
@@ -200,20 +237,78 @@ def test_svdvals_matches_numpy(shape, lay, dtype):
         assert sum(calls.values()) == 0, calls
     elif x.split < x.ndim - 2:  # local, and the flag that agrees on a failure
         assert set(calls) <= {"allreduce"} and calls["allreduce"] <= 1, calls
-    else:  # TSQR or a gather
-        assert set(calls) <= {"allgatherv"} and calls["allgatherv"] <= 1, calls
+    else:  # Cholesky QR's two Gram matrices, Householder TSQR or a gather
+        assert set(calls) <= {"allgatherv"} and calls["allgatherv"] <= 2, calls
 
 
 @pytest.mark.parametrize("counts", [None, "uneven"])
-def test_svd_of_tall_skinny_sends_one_small_message(counts):
+def test_svd_of_tall_skinny_sends_only_small_messages(counts):
+    """Cholesky QR's two Gram matrices (and the first N rows) for each of svd and svdvals."""
     a = random_array((30, 3), seed=5)
     x = distribute(a, 0, uneven_counts(30, SIZE) if counts else None)
     with xdist.count_collectives() as calls:
         u, s, vh = la.svd(x, full_matrices=False)
         sv = la.svdvals(x)
-    assert dict(calls) == ({"allgatherv": 2} if SIZE > 1 else {}), calls
+    assert dict(calls) == ({"allgatherv": 4} if SIZE > 1 else {}), calls
+    if SIZE > 1:  # per rank at most its rows among the first 3 and two 3 x 3 Gram matrices
+        assert calls.bytes["allgatherv"] <= 2 * (3 + 2 * 3) * 3 * 8
     assert (u.split, u.counts) == (0, x.counts)
     _close(sv, np.linalg.svd(a, compute_uv=False), "float64")
+
+
+def _with_condition(shape, cond, dtype, seed=0):
+    """A matrix with singular values spaced geometrically from 1 to ``1 / cond`` (``inf``:
+    the last two columns equal, rank-deficient), random singular vectors."""
+    rng = np.random.default_rng(seed)
+    m, n = shape
+    complex_ = np.dtype(dtype).kind == "c"
+
+    def orthonormal(rows, cols):
+        g = rng.standard_normal((rows, cols))
+        if complex_:
+            g = g + 1j * rng.standard_normal((rows, cols))
+        return np.linalg.qr(g)[0]
+
+    if cond == np.inf:
+        a = orthonormal(m, n) @ np.diag(np.geomspace(1, 1e-3, n)) @ orthonormal(n, n).conj().T
+        a[:, -1] = a[:, -2]
+    else:
+        s = np.geomspace(1, 1 / cond, n)
+        a = orthonormal(m, n) @ np.diag(s) @ orthonormal(n, n).conj().T
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("counts", [None, "uneven"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "float32"])
+@pytest.mark.parametrize("cond", [1e2, 1e5, 1e9, 1e13, np.inf], ids=str)
+def test_tall_factors_as_accurate_as_lapack(dtype, cond, counts):
+    """At every condition number (plain CholeskyQR2, shifted CholeskyQR3, Householder for a
+    rank-deficient matrix), ``svd`` and ``qr`` of a tall matrix split along its rows are
+    as accurate as LAPACK's on the whole matrix: singular values to a few units of rounding
+    of the largest, ``U`` and ``Q`` orthonormal and the factors reproducing ``a`` to within
+    a small multiple of LAPACK's own errors."""
+    a = _with_condition((90, 6), cond, dtype)
+    x = distribute(a, 0, uneven_counts(90, SIZE) if counts else None)
+    u_err = np.finfo(dtype).eps
+    eu, es, evh = np.linalg.svd(a, full_matrices=False)
+    u, s, vh = (f.to_numpy() for f in la.svd(x, full_matrices=False))
+    np.testing.assert_allclose(s, es, rtol=0, atol=30 * u_err * es[0])
+
+    def orthogonality(q):
+        return np.abs(q.conj().T @ q - np.eye(q.shape[1])).max()
+
+    def residual(left, right):
+        return np.abs(left @ right - a).max() / np.abs(a).max()
+
+    assert orthogonality(u) <= max(10 * orthogonality(eu), 30 * u_err)
+    assert residual(u * s, vh) <= max(10 * residual(eu * es, evh), 30 * u_err)
+    q, r = (f.to_numpy() for f in la.qr(x))
+    eq, er = np.linalg.qr(a)
+    assert orthogonality(q) <= max(10 * orthogonality(eq), 30 * u_err)
+    assert residual(q, r) <= max(10 * residual(eq, er), 30 * u_err)
+    if cond <= 1e5:  # well enough conditioned for the factors to be determined: NumPy's
+        _close(x=xdist.asarray(s), expected=es, dtype=dtype)
+        np.testing.assert_allclose(np.abs(u.conj().T @ eu).diagonal(), 1, atol=1e-3)
 
 
 # -- LAPACK's signs, entry by entry -------------------------------------------------------------
@@ -494,12 +589,13 @@ def test_pinv(shape, lay, dtype, deficient):
     _close(got, expected, dtype)
 
 
-def test_pinv_of_tall_skinny_sends_one_small_message():
+def test_pinv_of_tall_skinny_sends_only_small_messages():
+    """``pinv`` through ``svd``: Cholesky QR's two Gram matrices, nothing else."""
     a = random_array((30, 3), seed=11)
     x = distribute(a, 0)
     with xdist.count_collectives() as calls:
         got = la.pinv(x)
-    assert dict(calls) == ({"allgatherv": 1} if SIZE > 1 else {}), calls
+    assert dict(calls) == ({"allgatherv": 2} if SIZE > 1 else {}), calls
     assert (got.split, got.counts) == (1, x.counts)
     _close(got, np.linalg.pinv(a), "float64")
 

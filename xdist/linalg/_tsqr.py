@@ -54,6 +54,7 @@ otherwise), where LAPACK factors the whole matrix.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import Any, NamedTuple
@@ -62,7 +63,12 @@ import numpy as np
 
 from .._array import Array, wrap_block
 from .._layout import Layout
-from .._movement.collectives import allgather_block, bcast_block, sendrecv_block
+from .._movement.collectives import (
+    allgather_block,
+    allreduce_host,
+    bcast_block,
+    sendrecv_block,
+)
 from ._common import QRResult, SVDResult, check_matrices, linalg_error
 from ._gathered import gathered, place
 
@@ -117,22 +123,43 @@ class Proxy(NamedTuple):
 def _allgather_rows(block: Any, rows: list[int], like: Array) -> list[np.ndarray]:
     """Every rank's ``block`` (``(..., rows[i], N)`` on rank i), the same list on every rank:
     the one message of TSQR (an ``allgatherv``), as host arrays."""
+    return _gather_rows(block, rows, like._comm, like._backend)
+
+
+def _gather_rows(block: Any, rows: list[int], comm: Any, backend: Any) -> list[np.ndarray]:
+    """``_allgather_rows`` on ``comm`` (``None``: one block is the whole matrix, no message)."""
+    if comm is None:
+        return [np.asarray(backend.to_host(block))]
     batch, n = tuple(block.shape[:-2]), block.shape[-1]
     per_row = math.prod(batch) * n
-    flat = allgather_block(block, [r * per_row for r in rows], like._comm, like._backend)
+    flat = allgather_block(block, [r * per_row for r in rows], comm, backend)
     bounds = list(itertools.accumulate((r * per_row for r in rows), initial=0))
     return [flat[a:b].reshape((*batch, r, n)) for a, b, r in zip(bounds, bounds[1:], rows)]
 
 
 def tsqr(block: Any, counts: tuple[int, ...], like: Array) -> Proxy:
     """The proxy of the matrix whose rank-i rows are ``block`` (``counts[i]`` rows each, at
-    least as many rows as columns in all): see the module's docstring. The ``R`` factors
-    are stacked on every rank while there are at most ``STACKED_ELEMENTS`` of them in all,
-    else combined up a binary tree (``_tree``)."""
+    least as many rows as columns in all): see the module's docstring. Cholesky QR
+    (``cholesky_proxy``) where it is as accurate as Householder's, else Householder TSQR
+    (``householder_proxy``). Every rank takes the same branch: the decision reads only the
+    Gram matrices, which every rank sums alike."""
+    found = cholesky_proxy(block, counts, like._backend, like._comm)
+    return found if found is not None else householder_proxy(block, counts, like)
+
+
+def _starts_tops(counts: tuple[int, ...], n: int) -> tuple[list[int], list[int]]:
+    """Each rank's first row, and how many of its rows are among the matrix's first ``n``."""
+    starts = list(itertools.accumulate(counts, initial=0))[:-1]
+    return starts, [max(0, min(c, n - s)) for c, s in zip(counts, starts)]
+
+
+def householder_proxy(block: Any, counts: tuple[int, ...], like: Array) -> Proxy:
+    """The proxy by Householder TSQR: each rank's rows below the first ``N`` travel as the
+    ``R`` of their local QR, stacked on every rank while there are at most
+    ``STACKED_ELEMENTS`` of them in all, else combined up a binary tree (``_tree``)."""
     backend, rank = like._backend, like._comm.rank
     xp, device, n = backend.xp, backend.device_of(block), block.shape[-1]
-    starts = list(itertools.accumulate(counts, initial=0))[:-1]
-    tops = [max(0, min(c, n - s)) for c, s in zip(counts, starts)]
+    starts, tops = _starts_tops(counts, n)
     ks = [min(c - t, n) for c, t in zip(counts, tops)]
     t = tops[rank]
     q_local, r_local = xp.linalg.qr(block[..., t:, :])
@@ -149,6 +176,152 @@ def tsqr(block: Any, counts: tuple[int, ...], like: Array) -> Proxy:
     p = xp.concat([backend.from_host(top, device), r_b], axis=-2)
     lo = sum(ks[:rank])
     return Proxy(p, n, starts[rank], t, q_local, q_s[..., lo : lo + ks[rank], :])
+
+
+# -- Cholesky QR -------------------------------------------------------------------------------
+# Rows per chunk of a single-precision block whose Gram matrix is summed in double precision:
+# about 512 KiB of float64 per chunk (in cache while it is multiplied).
+_CHUNK_ELEMENTS = 1 << 16
+
+
+def _wide(dtype: np.dtype) -> np.dtype:
+    """The double-precision dtype in which Gram matrices of ``dtype`` blocks are summed."""
+    return np.dtype("complex128") if dtype.kind == "c" else np.dtype("float64")
+
+
+def _gram(a: Any, backend: Any) -> Any:
+    """``a^H a`` (a stack allowed) in double precision, on ``a``'s device: BLAS's ``syrk``/
+    ``gemm`` of the block, or of chunks of rows converted to double (single precision)."""
+    xp, dtype = backend.xp, backend.dtype_of(a)
+    wide = _wide(dtype)
+    if dtype == wide:
+        return xp.matmul(_conj_t(a, xp) if dtype.kind == "c" else xp.matrix_transpose(a), a)
+    native = backend.native_dtype(wide)
+    rows, n = a.shape[-2], a.shape[-1]
+    step = max(1, _CHUNK_ELEMENTS // max(1, n))
+    total = None
+    for lo in range(0, max(rows, 1), step):
+        c = xp.astype(a[..., lo : lo + step, :], native)
+        g = xp.matmul(_conj_t(c, xp) if dtype.kind == "c" else xp.matrix_transpose(c), c)
+        total = g if total is None else total + g
+    return total
+
+
+def _upper_cholesky(g: np.ndarray) -> np.ndarray | None:
+    """``R`` upper triangular with a positive diagonal and ``R^H R = g`` (every matrix of a
+    stack), or ``None`` where ``g`` is not numerically positive definite."""
+    try:
+        lower = np.linalg.cholesky(g)
+    except np.linalg.LinAlgError:
+        return None
+    if not np.isfinite(lower).all():
+        return None
+    return _conj_t(lower, np)
+
+
+def _condition(r: np.ndarray) -> float:
+    """The largest 2-norm condition number of the triangular factors in ``r``."""
+    s = np.linalg.svd(r, compute_uv=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = s[..., 0] / s[..., -1]
+    return float(np.max(np.where(np.isnan(ratio), np.inf, ratio), initial=1.0))
+
+
+def _summed_grams(
+    g: Any, rows: Any, tops: list[int], comm: Any, backend: Any
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Every rank's Gram matrix ``g`` summed in rank order, the same on every rank, and with
+    ``rows`` (this rank's rows among the matrix's first ``N``, or ``None``) the first ``N``
+    rows of the matrix: one ``allgatherv``, both in double precision (exact for the rows).
+    Past ``STACKED_ELEMENTS`` of Gram matrices in all, one ``allreduce`` of them (and an
+    ``allgatherv`` of the rows). ``comm`` ``None``: this block is the whole matrix."""
+    batch, n = tuple(g.shape[:-2]), g.shape[-1]
+    p = 1 if comm is None else comm.size
+    top = None
+    if comm is not None and p * n * n * math.prod(batch) > STACKED_ELEMENTS:
+        if rows is not None:
+            top = np.concatenate(_gather_rows(rows, tops, comm, backend), axis=-2)
+        return allreduce_host(backend.to_host(g), "sum", comm), top
+    if rows is None:
+        parts = _gather_rows(g, [n] * p, comm, backend)
+    else:
+        rows = backend.xp.astype(rows, backend.native_dtype(backend.dtype_of(g)))
+        parts = _gather_rows(
+            backend.xp.concat([rows, g], axis=-2), [t + n for t in tops], comm, backend
+        )
+        top = np.concatenate([part[..., :t, :] for part, t in zip(parts, tops)], axis=-2)
+        parts = [part[..., t:, :] for part, t in zip(parts, tops)]
+    return functools.reduce(np.add, parts), top
+
+
+def cholesky_proxy(block: Any, counts: tuple[int, ...], backend: Any, comm: Any) -> Proxy | None:
+    """The proxy with ``R_B`` by Cholesky QR of the rows below the first ``N`` (``B``), or
+    ``None`` (before any message) where ``B`` has fewer than ``N`` rows, or (after the Gram
+    matrices) where ``B`` is too ill-conditioned for it: the caller then takes Householder's.
+
+    CholeskyQR2 (Yamamoto, Nakatsukasa, Yanagisawa, Fukaya 2015): ``G = B^H B = R_1^H R_1``,
+    ``Q_1 = B R_1^{-1}``, then once more on ``Q_1``: ``Q_1^H Q_1 = R_2^H R_2``, so that
+    ``B = (Q_1 R_2^{-1}) (R_2 R_1)``. One Cholesky QR loses orthogonality as ``u kappa(B)^2``;
+    the second starts from ``Q_1``, whose condition number is near 1, and leaves ``Q`` as
+    orthogonal and ``R`` as accurate as Householder's, for ``kappa(B)`` up to about
+    ``u^{-1/2}`` (``u`` the unit roundoff of the Gram matrices). Past ``_PLAIN_LIMIT`` the
+    first step is shifted (shifted CholeskyQR3, Fukaya, Kannan, Nakatsukasa, Zhang, Yamamoto
+    2020): ``G + s I`` with ``s = 11 (m N + N (N + 1)) u ||B||_F^2`` always has a Cholesky
+    factor and makes ``kappa(Q_1)`` at most about ``u^{-1/2}``, then CholeskyQR2 of ``Q_1``:
+    accurate for ``kappa(B)`` up to about ``u^{-1}``. The Gram matrices are summed in double
+    precision (single-precision blocks by chunks converted to double), the triangular solves
+    run in the block's precision; the last factor must be nearly orthogonal already
+    (``kappa(R_last) <= 2``), or the matrix is given to Householder.
+
+    Passes over the rows: one ``syrk`` and, per further step, one triangular solve and one
+    ``syrk`` (two BLAS-3 passes for CholeskyQR2, against Householder's ``geqrf`` and forming
+    ``Q``); messages: one ``allgatherv`` per Gram matrix (``N^2`` elements per rank, the
+    first ``N`` rows of the matrix riding along with the first). ``comm`` ``None``: ``block``
+    is the whole matrix (``counts == (M,)``), factored with no message.
+    """
+    xp, device, n = backend.xp, backend.device_of(block), block.shape[-1]
+    rank = 0 if comm is None else comm.rank
+    dtype, m = backend.dtype_of(block), sum(counts)
+    if m - n < n or n == 0:
+        return None
+    starts, tops = _starts_tops(counts, n)
+    t = tops[rank]
+    b = block[..., t:, :]
+    u = np.finfo(_wide(dtype)).eps / 2
+    g, top = _summed_grams(_gram(b, backend), block[..., :t, :], tops, comm, backend)
+    r1 = _upper_cholesky(g)
+    shifted = r1 is None or _condition(r1) > _plain_limit(n, dtype)
+    if shifted:
+        trace = np.trace(g, axis1=-2, axis2=-1).real.max(initial=0.0)
+        shift = 11 * ((m - n) * n + n * (n + 1)) * u * trace
+        r1 = _upper_cholesky(g + shift * np.eye(n))
+        if r1 is None:
+            return None
+    factors = [r1]
+    q = backend.solve_upper_right(b, backend.from_host(r1.astype(dtype), device))
+    for step in range(2 if shifted else 1):
+        g, _ = _summed_grams(_gram(q, backend), None, tops, comm, backend)
+        r = _upper_cholesky(g)
+        last = step == (1 if shifted else 0)
+        if r is None or _condition(r) > (2 if last else _plain_limit(n, dtype)):
+            return None
+        factors.append(r)
+        if not last:
+            q = backend.solve_upper_right(q, backend.from_host(r.astype(dtype), device))
+    r_b = functools.reduce(lambda acc, f: np.matmul(f, acc), factors)
+    p = xp.concat([backend.from_host(f.astype(dtype), device) for f in (top, r_b)], axis=-2)
+    q_stack = backend.from_host(np.linalg.inv(factors[-1]).astype(dtype), device)
+    return Proxy(p, n, starts[rank], t, q, q_stack)
+
+
+def _plain_limit(n: int, dtype: np.dtype) -> float:
+    """The largest condition number of a first Cholesky factor for which CholeskyQR2 needs
+    no shift: ``u kappa^2`` small beside ``1 / (64 N)`` for the Gram matrix (double
+    precision), and the triangular solve's forward error (``u kappa`` in the block's
+    precision) at most 5%."""
+    u_gram = np.finfo(np.float64).eps / 2
+    u_block = np.finfo(dtype).eps / 2
+    return min(1 / math.sqrt(64 * max(n, 1) * u_gram), 0.05 / u_block)
 
 
 def _tree(r_local: Any, ks: list[int], like: Array) -> tuple[Any, Any]:
@@ -220,6 +393,36 @@ def rows_of(factor: Any, proxy: Proxy, xp: Any) -> Any:
     return xp.concat([head, tail], axis=-2)
 
 
+# -- whole matrices on one rank ----------------------------------------------------------------
+def _local_proxy(block: Any, backend: Any) -> Proxy | None:
+    """The Cholesky QR proxy of whole matrices (no message) where they have at least twice
+    as many rows as columns: its factors cost a few BLAS-3 passes over ``block`` where
+    LAPACK's Householder QR and ``gesdd`` of a tall matrix are bound by BLAS-2 panels."""
+    m, n = block.shape[-2:]
+    return cholesky_proxy(block, (m,), backend, None) if m >= 2 * n else None
+
+
+def _local_qr(block: Any, mode: str, backend: Any) -> tuple[Any, Any]:
+    proxy = _local_proxy(block, backend) if mode == "reduced" else None
+    if proxy is None:
+        return backend.xp.linalg.qr(block, mode=mode)
+    q_p, r = backend.xp.linalg.qr(proxy.p)
+    return rows_of(q_p, proxy, backend.xp), r
+
+
+def _local_svd(block: Any, full_matrices: bool, backend: Any) -> tuple[Any, Any, Any]:
+    proxy = _local_proxy(block, backend) if not full_matrices else None
+    if proxy is None:
+        return numpy_svd(block, full_matrices, backend)
+    u_p, s, vh = numpy_svd(proxy.p, False, backend)
+    return rows_of(u_p, proxy, backend.xp), s, vh
+
+
+def _local_svdvals(block: Any, backend: Any) -> Any:
+    proxy = _local_proxy(block, backend)
+    return backend.xp.linalg.svdvals(block if proxy is None else proxy.p)
+
+
 # -- qr ----------------------------------------------------------------------------------------
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     """The standard's ``qr``: the backend's Householder QR of the whole matrix (NumPy's
@@ -246,7 +449,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
             wrap_block(rows_of(q_p, proxy, xp), q_layout, x),
             wrap_block(r, Layout.replicated((*batch, n, n)), x),
         )
-    (q, r), work = gathered(x, "qr", lambda b: xp.linalg.qr(b, mode=mode), may_fail=False)
+    (q, r), work = gathered(x, "qr", lambda b: _local_qr(b, mode, x._backend), may_fail=False)
     k = m if mode == "complete" else min(m, n)
     return QRResult(
         place(q, work, x, (*batch, m, k), {-2: -2}), place(r, work, x, (*batch, k, n), {-1: -1})
@@ -298,7 +501,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
             wrap_block(s, rep(s.shape), x),
             wrap_block(vh, vh_layout, x),
         )
-    (u, s, vh), work = gathered(x, "svd", lambda b: numpy_svd(b, full_matrices, backend))
+    (u, s, vh), work = gathered(x, "svd", lambda b: _local_svd(b, full_matrices, backend))
     ucols, vrows = (m, n) if full_matrices else (k, k)
     return SVDResult(
         place(u, work, x, (*batch, m, ucols), {-2: -2}),
@@ -323,5 +526,5 @@ def svdvals(x: Array, /) -> Array:
     if block is not None:
         s = xp.linalg.svdvals(tsqr(block, x.counts, x).p)
         return wrap_block(s, Layout.replicated(s.shape), x)
-    s, work = gathered(x, "svdvals", xp.linalg.svdvals)
+    s, work = gathered(x, "svdvals", lambda b: _local_svdvals(b, x._backend))
     return place(s, work, x, (*x.shape[:-2], min(x.shape[-2:])))
