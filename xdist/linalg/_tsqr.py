@@ -386,11 +386,21 @@ def _tree(r_local: Any, ks: list[int], like: Array) -> tuple[Any, Any]:
     return r_b, f
 
 
-def rows_of(factor: Any, proxy: Proxy, xp: Any) -> Any:
-    """This rank's rows of ``(I + Q_B) factor`` for ``factor`` with the proxy's rows."""
+def rows_of(factor: Any, proxy: Proxy, backend: Any) -> Any:
+    """This rank's rows of ``(I + Q_B) factor`` for ``factor`` with the proxy's rows: the
+    product of its rows below the first ``N`` written into the result in place (no concat
+    of the whole block)."""
+    xp = backend.xp
+    small = xp.matmul(proxy.q_stack, factor[..., proxy.n :, :])
+    if proxy.top == 0:
+        return xp.matmul(proxy.q_local, small)
     head = factor[..., proxy.start : proxy.start + proxy.top, :]
-    tail = xp.matmul(proxy.q_local, xp.matmul(proxy.q_stack, factor[..., proxy.n :, :]))
-    return xp.concat([head, tail], axis=-2)
+    rows = proxy.top + proxy.q_local.shape[-2]
+    shape = (*small.shape[:-2], rows, small.shape[-1])
+    out = backend.empty(shape, backend.dtype_of(small), backend.device_of(small))
+    out[..., : proxy.top, :] = head
+    backend.matmul_into(proxy.q_local, small, out[..., proxy.top :, :])
+    return out
 
 
 # -- whole matrices on one rank ----------------------------------------------------------------
@@ -407,7 +417,7 @@ def _local_qr(block: Any, mode: str, backend: Any) -> tuple[Any, Any]:
     if proxy is None:
         return backend.xp.linalg.qr(block, mode=mode)
     q_p, r = backend.xp.linalg.qr(proxy.p)
-    return rows_of(q_p, proxy, backend.xp), r
+    return rows_of(q_p, proxy, backend), r
 
 
 def _local_svd(block: Any, full_matrices: bool, backend: Any) -> tuple[Any, Any, Any]:
@@ -415,7 +425,7 @@ def _local_svd(block: Any, full_matrices: bool, backend: Any) -> tuple[Any, Any,
     if proxy is None:
         return numpy_svd(block, full_matrices, backend)
     u_p, s, vh = numpy_svd(proxy.p, False, backend)
-    return rows_of(u_p, proxy, backend.xp), s, vh
+    return rows_of(u_p, proxy, backend), s, vh
 
 
 def _local_svdvals(block: Any, backend: Any) -> Any:
@@ -446,7 +456,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         q_p, r = xp.linalg.qr(proxy.p)
         q_layout = Layout((*batch, m, n), x.ndim - 2, x.counts)
         return QRResult(
-            wrap_block(rows_of(q_p, proxy, xp), q_layout, x),
+            wrap_block(rows_of(q_p, proxy, x._backend), q_layout, x),
             wrap_block(r, Layout.replicated((*batch, n, n)), x),
         )
     (q, r), work = gathered(x, "qr", lambda b: _local_qr(b, mode, x._backend), may_fail=False)
@@ -487,14 +497,14 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
         u_p, s, vh = numpy_svd(proxy.p, False, backend)
         u_layout = Layout((*batch, m, k), nd - 2, x.counts)
         return SVDResult(
-            wrap_block(rows_of(u_p, proxy, xp), u_layout, x),
+            wrap_block(rows_of(u_p, proxy, backend), u_layout, x),
             wrap_block(s, rep(s.shape), x),
             wrap_block(vh, rep(vh.shape), x),
         )
     if reduced and _wide_on_columns(x, strict=True):  # x = P^H (I + Q_B)^H = U S Vh_P (...)^H
         proxy = tsqr(_conj_t(x._local, xp), x.counts, x)
         u, s, vh_p = numpy_svd(_conj_t(proxy.p, xp), False, backend)
-        vh = _conj_t(rows_of(_conj_t(vh_p, xp), proxy, xp), xp)
+        vh = _conj_t(rows_of(_conj_t(vh_p, xp), proxy, backend), xp)
         vh_layout = Layout((*batch, k, n), nd - 1, x.counts)
         return SVDResult(
             wrap_block(u, rep(u.shape), x),
