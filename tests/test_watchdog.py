@@ -1,8 +1,10 @@
 """Collectives that cannot complete speak instead of hanging in silence.
 
-- A collective entered by one rank only: the watchdog names it, with the program's line, once
-  the rank has waited ``collective_timeout`` seconds; with ``collective_timeout_abort`` it ends
-  the job (a job of its own, started by rank 0 of this run).
+- A collective entered by one rank only while the other computes: the watchdog names it, with
+  the program's line and where the other rank is, once the rank has waited
+  ``collective_timeout`` seconds; with ``collective_timeout_abort`` it ends the job (a job of
+  its own, started by rank 0 of this run). Ranks that can no longer meet are ended by default:
+  tests/test_desync.py.
 - ``debug_collectives``: ranks entering different collectives raise the same
   ``CollectiveMismatchError`` on every rank.
 - A collective called from a second thread raises a clear error on every rank, before any
@@ -60,7 +62,9 @@ def test_watchdog_names_a_collective_entered_by_one_rank(tmp_path):
         assert "xdist watchdog: rank 0 of 2 has waited" in run.stderr, run.stderr
         assert "in allgatherv, called at" in run.stderr
         assert "np.asarray(x[:, 0])  # plt.scatter" in run.stderr  # the program's line
+        assert "rank 1: running, not in a collective" in run.stderr  # where the other is
         assert "if rank == 0:" in run.stderr  # the likely cause, and the fix
+        assert "ending the job" in run.stderr
     COMM.barrier()
 
 
@@ -105,6 +109,7 @@ def test_collective_from_a_second_thread_raises_on_every_rank():
         ({"collective_timeout": "60"}, "collective_timeout must be a number"),
         ({"collective_timeout_abort": 1}, "collective_timeout_abort must be True or False"),
         ({"debug_collectives": "yes"}, "debug_collectives must be True or False"),
+        ({"check_call_sites": 0}, "check_call_sites must be True or False"),
     ],
 )
 def test_settings_are_checked(changes, message):
@@ -118,6 +123,7 @@ def test_settings_are_checked(changes, message):
         ("XDIST_COLLECTIVE_TIMEOUT", "abc", "expected a number of seconds >= 0, got 'abc'"),
         ("XDIST_COLLECTIVE_TIMEOUT", "-2", "expected a number of seconds >= 0, got '-2'"),
         ("XDIST_DEBUG_COLLECTIVES", "maybe", "expected 0, 1 or auto, got 'maybe'"),
+        ("XDIST_CHECK_CALL_SITES", "on", "expected 0, 1 or auto, got 'on'"),
     ],
 )
 def test_environment_settings_are_checked(name, value, message):

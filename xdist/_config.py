@@ -20,11 +20,20 @@ Settings (environment variable in brackets):
   ``None`` (the default, or the variable unset / ``auto``) asks the MPI library; ``True`` or
   ``False`` overrides the answer (see docs/backends.md).
 - ``collective_timeout`` [``XDIST_COLLECTIVE_TIMEOUT``, seconds]: a rank that has waited in
-  one collective longer than this prints which collective, the line of the program that called
-  it, and the likely cause (a collective entered by some ranks only). Default 60; ``0`` turns
+  one collective longer than this asks the other ranks, out of band, where they are. Ranks
+  that cannot meet again (each blocked in a different collective, or one has exited) end the
+  job with one message giving every rank's collective, call number and program line; a rank
+  that has exited is noticed within about a second, whatever the timeout. A rank still
+  computing outside any collective is reported once and waited for. Default 60; ``0`` turns
   the watchdog off.
 - ``collective_timeout_abort`` [``XDIST_COLLECTIVE_TIMEOUT_ABORT=0|1``]: past the timeout,
-  also end the job (``MPI_Abort``) instead of waiting on. Default off.
+  also end the job (``MPI_Abort``) when the ranks could still meet. Default off.
+- ``check_call_sites`` [``XDIST_CHECK_CALL_SITES=0|1``]: small allreduces and allgathers
+  carry a number naming the program's line that called them, and raise the same
+  ``CollectiveMismatchError`` on every rank where MPI matched calls from different lines (a
+  collective skipped on some rank, matched with the next one of the same shape). On by
+  default (about 1 us per small collective); ``0`` for a program that makes one collective
+  from different lines on different ranks on purpose.
 - ``check_replicated`` [``XDIST_CHECK_REPLICATED=0|1``]: constructors given replicated data
   (``from_local(..., split=None)``, ``asarray(..., split=None)``) compare a checksum of it
   across the ranks (one allgather) and raise the same error everywhere when it differs. Off
@@ -130,6 +139,7 @@ class Config:
     collective_timeout: float = 60.0
     collective_timeout_abort: bool = False
     debug_collectives: bool = False
+    check_call_sites: bool = True
     check_replicated: bool = False
     api_version: str = API_VERSIONS[-1]
 
@@ -156,7 +166,12 @@ class Config:
             raise ValueError(
                 f"set_config: collective_timeout must be a number of seconds >= 0, got {t!r}"
             )
-        for name in ("collective_timeout_abort", "debug_collectives", "check_replicated"):
+        for name in (
+            "collective_timeout_abort",
+            "debug_collectives",
+            "check_call_sites",
+            "check_replicated",
+        ):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(
                     f"set_config: {name} must be True or False, got {getattr(self, name)!r}"
@@ -181,6 +196,7 @@ _config = Config(
     collective_timeout=_env_seconds("XDIST_COLLECTIVE_TIMEOUT", 60.0),
     collective_timeout_abort=bool(_env_flag("XDIST_COLLECTIVE_TIMEOUT_ABORT")),
     debug_collectives=bool(_env_flag("XDIST_DEBUG_COLLECTIVES")),
+    check_call_sites=_env_flag("XDIST_CHECK_CALL_SITES") is not False,
     check_replicated=bool(_env_flag("XDIST_CHECK_REPLICATED")),
     api_version=_env_version("XDIST_API_VERSION"),
 )

@@ -15,11 +15,14 @@ the same device. Device memory is never converted to NumPy here.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import sys
+import threading
 import time
 import traceback
+import zlib
 from collections.abc import Sequence
 from functools import cache
 
@@ -27,6 +30,7 @@ import numpy as np
 from mpi4py import MPI
 
 from .._config import get_config
+from . import watchdog
 from .comm import (
     DeviceBuffer,
     ReduceOp,
@@ -38,7 +42,7 @@ from .comm import (
     exscan_identity,
 )
 from .launcher import check_world
-from .watchdog import Guard
+from .watchdog import EXITED, Guard, call_site_bits
 
 __all__ = ["MPIComm", "cuda_aware", "library_cuda_support", "world"]
 
@@ -215,12 +219,24 @@ def cuda_aware() -> bool:
 class MPIComm:
     """A ``Communicator`` on an ``mpi4py.MPI.Comm``."""
 
-    def __init__(self, comm: MPI.Comm) -> None:
+    def __init__(self, comm: MPI.Comm, ident: int | None = None) -> None:
         self._comm = comm
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self._node_rank: int | None = None
-        self._guard = Guard(self.rank, self.size, self._allgather_unguarded, _abort)
+        self._stamps: dict = {}  # (dtype, op) -> _stamp_plan
+        members = _world_ranks(comm)
+        if ident is None:  # the world, or a communicator the program made: named by its ranks
+            ident = 0 if comm == MPI.COMM_WORLD else _ident_of(members)
+        self._guard = Guard(
+            self.rank,
+            self.size,
+            self._allgather_unguarded,
+            _abort,
+            members=members,
+            ident=ident,
+            exchange=comm.allgather,
+        )
 
     def _allgather_unguarded(self, send: np.ndarray) -> np.ndarray:
         """The debug check's own allgather (it must not enter the guard again)."""
@@ -276,6 +292,10 @@ class MPIComm:
         if self.size == 1:  # the hot path of reductions at one rank: no MPI call
             return np.array(buf, copy=True)
         send = _contiguous(buf)
+        if 0 < send.size <= _STAMPED and get_config().check_call_sites:
+            stamped = self._stamped_allreduce(send, op)
+            if stamped is not None:
+                return stamped
         out = np.empty_like(send)
         if send.size == 0:
             return out
@@ -297,6 +317,31 @@ class MPIComm:
         for lo, hi in _chunks(s.size, get_config().max_message_elements):
             self._comm.Allreduce([s[lo:hi], hi - lo, mpitype], [o[lo:hi], hi - lo, mpitype], mpiop)
         return out
+
+    def _stamped_allreduce(self, send: np.ndarray, op: str | ReduceOp) -> np.ndarray | None:
+        """A small allreduce that carries the number of the program's line that called it
+        (watchdog.py: ``[s, s*s]`` for a sum, ``[s, -s]`` for min and max), and raises the
+        same ``CollectiveMismatchError`` on every rank where the lines differ. None where the
+        dtype and op carry no such number."""
+        plan = self._stamps.get((send.dtype, op))
+        if plan is None:
+            plan = self._stamps[(send.dtype, op)] = _stamp_plan(send.dtype, op, self.size)
+        if not plan:
+            return None
+        real, bits, scale, mpiop = plan
+        flat = send.reshape(-1) if real is None else send.reshape(-1).view(real)
+        n = flat.size
+        s = self._guard.site_number(bits)
+        t = s * s if op == "sum" else -s
+        got = np.empty(n + 2, flat.dtype)
+        got[:n] = flat
+        got[n] = s
+        got[n + 1] = t
+        self._comm.Allreduce(MPI.IN_PLACE, got, mpiop)
+        if got[n:].tolist() != [scale * s, scale * t]:
+            self._guard.sites_differ("allreduce")
+        out = got[:n]
+        return (out if real is None else out.view(send.dtype)).reshape(send.shape)
 
     def exscan(self, buf: np.ndarray, op: str) -> np.ndarray:
         if isinstance(buf, DeviceBuffer):
@@ -325,6 +370,15 @@ class MPIComm:
         send = np.asarray(values, dtype=np.int64).reshape(-1)
         if _counter.active and self.size > 1 and send.size:
             _counter.traffic("allgather", send.nbytes, self.size - 1)
+        if self.size > 1 and get_config().check_call_sites:  # and the program's line
+            stamped = np.empty(send.size + 1, np.int64)
+            stamped[:-1] = send
+            stamped[-1] = self._guard.site_number(32)
+            table = np.empty((self.size, send.size + 1), dtype=np.int64)
+            self._comm.Allgather(stamped, table)
+            if (table[:, -1] != stamped[-1]).any():
+                self._guard.sites_differ("allgather")
+            return np.ascontiguousarray(table[:, :-1])
         out = np.empty((self.size, send.size), dtype=np.int64)
         self._comm.Allgather(send, out)
         return out
@@ -469,11 +523,16 @@ class MPIComm:
 
     def split(self, color: int, key: int = 0) -> MPIComm:
         self._guard.enter("split")
-        return MPIComm(self._comm.Split(color, key))
+        return MPIComm(self._comm.Split(color, key), self._child_ident(color))
 
     def dup(self) -> MPIComm:
         self._guard.enter("dup")
-        return MPIComm(self._comm.Dup())
+        return MPIComm(self._comm.Dup(), self._child_ident("dup"))
+
+    def _child_ident(self, color: object) -> int:
+        """The same number on every member of a communicator made by this call (members of
+        one child share the parent, its call number and the color)."""
+        return zlib.crc32(f"{self._guard.ident}/{self._guard.calls}/{color}".encode()) or 1
 
 
 def _restage(like: DeviceBuffer, host: np.ndarray) -> DeviceBuffer:
@@ -482,12 +541,189 @@ def _restage(like: DeviceBuffer, host: np.ndarray) -> DeviceBuffer:
     return backend.to_buffer(backend.from_host(host, backend.device_of(like.data)), True)
 
 
+# Allreduces of at most this many elements carry the program's line (watchdog.py).
+_STAMPED = 1024
+
+_IDENTS: dict[tuple[int, ...], int] = {}
+
+
+def _stamp_plan(dtype: np.dtype, op: object, size: int) -> tuple | None:
+    """How a small allreduce of ``dtype`` with ``op`` carries its call site: (the real dtype a
+    complex sum travels as, or None; bits of the site number; what the stamp is multiplied
+    by; the MPI op), or None where it cannot."""
+    real = None
+    if dtype.kind == "c" and op == "sum":  # a complex sum is a sum of its parts
+        real = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+    bits = call_site_bits(real or dtype, op, size)
+    if not bits:
+        return None
+    return real, bits, size if op == "sum" else 1, _reduction(op, real or dtype)[0]
+
+
+def _world_ranks(comm: MPI.Comm) -> tuple[int, ...] | None:
+    """The world ranks of ``comm``'s ranks, in order (None for an inter-communicator)."""
+    if comm == MPI.COMM_WORLD:
+        return tuple(range(comm.Get_size()))
+    try:
+        ranks = MPI.Group.Translate_ranks(
+            comm.Get_group(), list(range(comm.Get_size())), MPI.COMM_WORLD.Get_group()
+        )
+    except MPI.Exception:
+        return None
+    return None if MPI.UNDEFINED in ranks else tuple(ranks)
+
+
+def _ident_of(members: tuple[int, ...] | None) -> int:
+    """A number for a communicator the program wrapped itself: its ranks and how many such
+    communicators of the same ranks this process wrapped before (the same on each member
+    when they wrap them in the same order)."""
+    key = members or ()
+    _IDENTS[key] = _IDENTS.get(key, 0) + 1
+    return zlib.crc32(f"{key}/{_IDENTS[key]}".encode()) or 1
+
+
+class _Side:
+    """The watchdog's out-of-band messages: pickled point-to-point messages on a private
+    duplicate of the world communicator, and one small nonblocking allgather when a rank
+    ends (at exit, or in the excepthook). Used from the watchdog thread and the main thread
+    (MPI_THREAD_MULTIPLE)."""
+
+    def __init__(self, comm: MPI.Comm) -> None:
+        self.comm = comm
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        self._lock = threading.Lock()
+        self._sent: list[MPI.Request] = []
+        self._ended: MPI.Request | None = None
+
+    def send(self, dest: int, tag: int, obj: object) -> None:
+        with self._lock:
+            self._sent = [r for r in self._sent if not r.Test()]
+            self._sent.append(self.comm.isend(obj, dest, tag))
+
+    def poll(self) -> list[tuple[int, int, object]]:
+        got = []
+        status = MPI.Status()
+        while True:
+            message = self.comm.improbe(MPI.ANY_SOURCE, MPI.ANY_TAG, status)
+            if message is None:
+                return got
+            got.append((status.Get_source(), status.Get_tag(), message.recv()))
+
+    def usable(self) -> bool:
+        return not MPI.Is_finalized()
+
+    def end(self, row: Sequence[int], wait: float | None) -> np.ndarray | None:
+        """This rank ends: ``row`` (a kind, 1 exit or 2 error, and two numbers) is gathered
+        from every rank. The table, or None when some rank has not come within ``wait``
+        seconds (None: wait as long as it takes, and after half a second tell every other
+        rank, out of band, that this one has exited)."""
+        table = np.zeros((self.size, 3), np.int64)
+        if self._ended is None:
+            self._ended = self.comm.Iallgather(np.asarray(row, np.int64), table)
+        else:
+            return None  # an exit hook after an excepthook: already ended once
+        start = time.monotonic()
+        told = wait is not None or not watchdog._WATCHING[0]
+        while not self._ended.Test():
+            waited = time.monotonic() - start
+            if wait is not None and waited > wait:
+                return None
+            if not told and waited > 0.5:
+                told = True
+                notice = (int(row[1]), watchdog.last_call())
+                for r in range(self.size):
+                    if r != self.rank:
+                        self.send(r, EXITED, notice)
+            time.sleep(0.005)
+        return table
+
+
+_SIDE: list[_Side | None] = [None]
+
+
+def _same_error(exc_type, exc) -> tuple[int, list[int], int] | None:
+    """Which ranks raised the same error as this one: (the first of them, all of them, the
+    first failing rank), or None when not every rank has come within about a second."""
+    side = _SIDE[0]
+    if side is None or MPI.Is_finalized():
+        return None
+    name = f"{exc_type.__module__}.{exc_type.__qualname__}"
+    row = (2, zlib.crc32(name.encode()), zlib.crc32(str(exc).encode(errors="replace")))
+    table = side.end(row, wait=1.5)
+    if table is None:
+        return None
+    same = [r for r in range(side.size) if tuple(table[r]) == row]
+    failed = [r for r in range(side.size) if table[r, 0] == 2]
+    return same[0], same, failed[0]
+
+
+def _ranks(ranks: list[int]) -> str:
+    return ", ".join(map(str, ranks))
+
+
 def _abort_on_uncaught(exc_type, exc, tb) -> None:
     """Print the traceback and abort the whole job: a rank that dies must not leave the
-    others waiting forever in a collective."""
+    others waiting forever in a collective. Where every rank raises the same error (within
+    about a second of each other), the first prints its traceback and the others one line."""
     text = "".join(traceback.format_exception(exc_type, exc, tb))
-    os.write(2, text.encode(errors="replace"))  # one write: mpiexec forwards it whole
+    try:
+        agreed = _same_error(exc_type, exc)
+    except Exception:  # MPI itself failing: print this rank's own traceback
+        agreed = None
+    side = _SIDE[0]
+    rank, size = (side.rank, side.size) if side else (MPI.COMM_WORLD.Get_rank(), 0)
+    if agreed is None:
+        head = f"xdist: rank {rank} of {size} failed:\n" if size else ""
+        os.write(2, (head + text).encode(errors="replace"))  # one write: forwarded whole
+        _abort(1)
+        return
+    first, same, first_failed = agreed
+    if rank == first:
+        who = "every rank" if len(same) == size else f"ranks {_ranks(same)} of {size}"
+        if len(same) == 1:
+            who = f"rank {rank} of {size}"
+        head = f"xdist: {who} raised this error (the traceback of rank {rank}):\n"
+        os.write(2, (head + text).encode(errors="replace"))
+    else:
+        os.write(2, f"xdist: rank {rank}: the same {exc_type.__name__} as rank {first}\n".encode())
+    if rank != first_failed:
+        time.sleep(3.0)  # the first failing rank ends the job; if it has not, this one does
     _abort(1)
+
+
+def _at_exit() -> None:
+    """Before MPI is finalized: tell the others this rank has exited, wait for every rank to
+    exit (answering the watchdogs' questions meanwhile), and compare the numbers of
+    collectives made on the world: ranks that made different numbers were out of step, and
+    the job ends with an error instead of a silent success."""
+    side = _SIDE[0]
+    if side is None or MPI.Is_finalized():
+        return
+    watchdog.set_exiting()
+    calls = watchdog.world_calls()
+    table = side.end((1, calls, 0), wait=None)
+    watchdog.stop_watchdog()
+    if table is None:
+        return
+    if (table[:, 0] == 2).any():
+        time.sleep(5.0)  # a rank is printing its error and ending the job
+        return
+    counts = table[:, 1]
+    if (counts == counts[0]).all():
+        return
+    if side.rank == 0:
+        rows = "; ".join(f"rank {r}: {int(c)}" for r, c in enumerate(counts))
+        text = (
+            "xdist: the ranks ended after different numbers of collectives on the world "
+            f"communicator ({rows}). Some rank skipped a collective (an exception caught on "
+            "some ranks only, a call under `if rank == 0:`) and MPI matched calls that do not "
+            "belong together: results may be wrong. Every xdist call is collective: each rank "
+            "must make the same calls in the same order.\n"
+        )
+        os.write(2, text.encode(errors="replace"))
+    else:
+        time.sleep(2.0)
+    _abort(3)
 
 
 def _abort(code: int) -> None:
@@ -498,10 +734,15 @@ def _abort(code: int) -> None:
 
 
 def world() -> MPIComm:
-    """``MPI.COMM_WORLD``; under several ranks an uncaught exception aborts the job."""
+    """``MPI.COMM_WORLD``; under several ranks an uncaught exception aborts the job, and the
+    watchdog gets its side channel (when MPI allows threads: ``MPI_THREAD_MULTIPLE``)."""
     comm = MPIComm(MPI.COMM_WORLD)
     # a launcher that started several ranks and a world of one: another library's mpiexec
     check_world(comm.size, " ".join(MPI.Get_library_version().splitlines()[0].split()))
+    if comm.size > 1 and _SIDE[0] is None and MPI.Query_thread() == MPI.THREAD_MULTIPLE:
+        _SIDE[0] = _Side(MPI.COMM_WORLD.Dup())
+        watchdog.use_side_channel(_SIDE[0], _abort)
+        atexit.register(_at_exit)
     if comm.size > 1 and sys.excepthook is sys.__excepthook__:
         sys.excepthook = _abort_on_uncaught
     return comm
