@@ -27,9 +27,11 @@ For each pipeline every contender first runs it once, untimed (warm caches): its
 are compared with NumPy's (``Case.rtol`` / ``Case.atol``), and on xdist the call is made
 under ``xdist.count_collectives()`` (collective calls, and the bytes of payload that the
 ranks contribute for other ranks, summed over the ranks) with warnings recorded (the
-``xdist.GatherWarning``s it issued: implicit gathers of more than ``--gather-elements``
-elements, by default ``--rows``, i.e. more than one sample vector). A pipeline that raises or whose
-result is off is reported as failing, in the table and at the end, never dropped. Then
+``xdist.GatherWarning``s it issued, with xdist's threshold at 0 so that every implicit
+gather is seen: those of more than ``--gather-elements`` elements, by default ``--rows``,
+i.e. more than one sample vector, in the table; the smaller ones listed below it). A
+pipeline that raises or whose result is off is reported as failing, in the table and at
+the end, never dropped. Then
 ``--rounds`` rounds: each round times every contender once per pipeline, in turn (the order
 rotates by one each round), each time the median of ``--repeat`` calls, ranks synchronized
 before and after each call. The table holds the median over the rounds.
@@ -114,6 +116,17 @@ def _host_piece(v, rank: int):
     return np.asarray(v), None
 
 
+def _gathered_elements(message: str) -> float:
+    """The elements of the array a ``GatherWarning`` names ("collects the whole (20000, 16)
+    float64 array ..."); inf where the message does not say (counted as large)."""
+    import re
+
+    found = re.search(r"the whole \(([0-9, ]*)\)", message)
+    if not found:
+        return float("inf")
+    return float(np.prod([int(n) for n in found.group(1).replace(" ", "").split(",") if n]))
+
+
 class Contender:
     """One contender's data and pipelines, in its process (every rank under mpiexec)."""
 
@@ -170,7 +183,7 @@ class Contender:
         import warnings
 
         out = {"error": None, "err": 0.0, "worst": "", "collectives": {}, "bytes": 0}
-        out |= {"messages": 0, "gathers": 0, "gather_first": ""}
+        out |= {"messages": 0, "gathers": 0, "small_gathers": 0, "gather_first": ""}
         t0 = time.perf_counter()
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -179,17 +192,23 @@ class Contender:
                     import xdist
 
                     warnings.simplefilter("always", xdist.GatherWarning)
-                    with (
-                        xdist.config_context(gather_warning_elements=gather_elements),
+                    with (  # every implicit gather warns; sorted by size below
+                        xdist.config_context(gather_warning_elements=0),
                         xdist.count_collectives() as counts,
                     ):
                         result = self.call(case, rows)
                     out["collectives"] = dict(counts)
                     out["bytes"] = int(sum(counts.bytes.values()))
                     out["messages"] = int(sum(counts.messages.values()))
-                    gathers = [w for w in caught if issubclass(w.category, xdist.GatherWarning)]
-                    out["gathers"] = len(gathers)
-                    out["gather_first"] = str(gathers[0].message) if gathers else ""
+                    gathers = [
+                        str(w.message)
+                        for w in caught
+                        if issubclass(w.category, xdist.GatherWarning)
+                    ]
+                    large = [g for g in gathers if _gathered_elements(g) > gather_elements]
+                    out["gathers"] = len(large)
+                    out["small_gathers"] = len(gathers) - len(large)
+                    out["gather_first"] = large[0] if large else ""
                 else:
                     result = self.call(case, rows)
             out["check_s"] = time.perf_counter() - t0
@@ -439,6 +458,16 @@ def table(out: dict, args) -> dict:
         counted = (out["checks"].get(case) or {}).get(COUNTED) or {}
         if counted.get("gathers"):
             print(f"- gathers, {case}: {counted['gathers']}; first: {counted['gather_first']}")
+    small = {
+        case: n
+        for case in args.only
+        if (n := ((out["checks"].get(case) or {}).get(COUNTED) or {}).get("small_gathers"))
+    }
+    if small:
+        print(
+            f"- smaller implicit gathers (at most {args.gather_elements} elements each, not in "
+            "the gathers column): " + ", ".join(f"{case} {n}" for case, n in small.items())
+        )
     if failures:
         print("\nFailing (error or wrong result; timed anyway where it ran):")
         for line in failures:
@@ -454,7 +483,7 @@ def plot(ratios: dict, path: str, caption: str) -> None:
 
     shown = [("xdist1", "xdist-1"), ("xdist2", "xdist-2"), ("xdist2torch", "xdist-2 torch")]
     names = list(ratios)
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(names) * len(shown) / 1.5 + 1.6))
+    fig, ax = plt.subplots(figsize=(9, 0.4 * len(names) + 1.6))
     height = 0.8 / len(shown)
     for i, (key, label) in enumerate(shown):
         ys = [k + (i - (len(shown) - 1) / 2) * height for k in range(len(names))]
