@@ -8,8 +8,8 @@ The backends default to NumPy, plus Torch (CPU) when ``import torch`` works; eac
 without a device on the meta device (``XDIST_TORCH_FACTORY_DEVICE=meta``, tests/conftest.py):
 a block mixed with one fails there as it does on a GPU.
 
-Replicated data given to the constructors is checked to be the same on every rank
-(``XDIST_CHECK_REPLICATED=1``, off by default for users).
+Replicated data given to the constructors is compared across the ranks by xdist's default
+(``check_replicated``); the runs use the defaults users have.
 
 ``tests/test_packaging.py`` (build the sdist and wheel, install the wheel into a fresh venv)
 runs once per command, in the first NumPy 1-rank run; the other runs skip it.
@@ -120,8 +120,6 @@ def main() -> int:
     base_env.setdefault("OMP_NUM_THREADS", "1")
     # Every rank must draw the same examples: set iteration order must not differ per process.
     base_env.setdefault("PYTHONHASHSEED", "0")
-    # Replicated data given to the constructors is compared across ranks (a checksum).
-    base_env.setdefault("XDIST_CHECK_REPLICATED", "1")
     # A rank waiting past this in one collective is named (before the 120 s test watchdog
     # kills a hang); 3 ranks on 2 busy cores can wait a minute without anything wrong.
     base_env.setdefault("XDIST_COLLECTIVE_TIMEOUT", "100")

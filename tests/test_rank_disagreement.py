@@ -1,6 +1,6 @@
 """Inputs that differ between ranks raise the same error on every rank, before any data moves
-(the trust issue's class 5): ``from_local`` agrees on the blocks' metadata collectively, and
-with ``check_replicated`` on, on a checksum of replicated data. The cases where one rank
+``from_local`` agrees on the blocks' metadata collectively, and with ``check_replicated`` (on
+by default) on a fingerprint of replicated data. The cases where one rank
 disagrees run at 2 and 3 ranks; the bad arguments that every rank passes alike run at every
 rank count."""
 
@@ -57,7 +57,7 @@ def test_replicated_shapes_differ():
 def test_replicated_data_differ_found_by_checksum():
     block = _block() * (2.0 if RANK == 1 else 1.0)
     with xdist.config_context(check_replicated=True):
-        with pytest.raises(ValueError, match="split=None but the data differ between ranks"):
+        with pytest.raises(ValueError, match="split=None but the blocks hold different values"):
             xdist.from_local(block, split=None)
         x = xdist.from_local(_block(), split=None)  # the same data everywhere passes
     assert x.split is None and x.shape == (2, 3)

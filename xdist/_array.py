@@ -19,7 +19,7 @@ from ._dtypes import ALL_DTYPES
 from ._formatting import format_values, summary_indices
 from ._layout import Layout
 from ._movement.broadcast import align_block
-from ._movement.collectives import bcast_host, checksums
+from ._movement.collectives import bcast_host, checksums, differing_ranks
 from ._movement.gathers import warn_gather
 from ._movement.redistribute import redistribute_block
 from ._runtime import default_comm
@@ -568,8 +568,11 @@ def _unpickle_block(backend_name: str, host: np.ndarray, layout: Layout, rank: i
 
 def replicated_operand(like: Array, value: Any, func: str) -> Array:
     """A NumPy array or scalar, or a block of ``like``'s library, as a replicated array in
-    ``like``'s communicator, backend and device (no message; the value is assumed to be the
-    same on every rank, which ``check_replicated`` verifies with a checksum)."""
+    ``like``'s communicator, backend and device. An array operand must be the same on every
+    rank: with the ``check_replicated`` setting (on by default) the ranks compare its
+    ``fingerprint`` (about 1024 of its elements; one allgather of one int) and raise the same
+    error everywhere when it differs. A NumPy scalar is taken as a Python scalar is: not
+    compared, no message."""
     backend = like._backend
     if isinstance(value, (np.ndarray, np.generic)) and value.dtype not in ALL_DTYPES:
         block = None
@@ -580,12 +583,16 @@ def replicated_operand(like: Array, value: Any, func: str) -> Array:
             f"{func}: an operand of dtype {getattr(value, 'dtype', type(value).__name__)} has "
             "no standard dtype; convert it first (e.g. .astype(np.float64))"
         )
-    if get_config().check_replicated and like._comm.size > 1:
-        sums = checksums(backend.to_host(block), like._comm)
+    mode = get_config().check_replicated
+    if mode and like._comm.size > 1 and not isinstance(value, np.generic):
+        sums = checksums(block, like._comm, backend, full=mode == "full")
         if len(set(sums)) > 1:
             raise ValueError(
-                f"{func}: a NumPy operand differs between ranks (checksums {sums}); an operand "
-                "that is not an xdist array must be the same on every rank"
+                f"{func}: an operand that is not an xdist array differs between ranks: "
+                f"{differing_ranks(sums)}. It must be the same on every rank: seed every "
+                "rank's random generator alike, or make per-rank data an xdist array with "
+                "xdist.from_local(block, split=0). (The check_replicated setting, "
+                "XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
             )
     return Array._new(block, Layout.replicated(tuple(block.shape)), like._comm, backend)
 

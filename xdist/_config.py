@@ -34,11 +34,17 @@ Settings (environment variable in brackets):
   collective skipped on some rank, matched with the next one of the same shape). On by
   default (about 1 us per small collective); ``0`` for a program that makes one collective
   from different lines on different ranks on purpose.
-- ``check_replicated`` [``XDIST_CHECK_REPLICATED=0|1``]: constructors given replicated data
-  (``from_local(..., split=None)``, ``asarray(..., split=None)``) compare a checksum of it
-  across the ranks (one allgather) and raise the same error everywhere when it differs. Off
-  by default (hashing costs more than the constructor's own copy); the test command turns it
-  on. Metadata (shape, dtype, split) is always agreed.
+- ``check_replicated`` [``XDIST_CHECK_REPLICATED=0|1|full``]: data given whole on every rank
+  (``asarray`` of host or library data, with or without ``split=``; ``from_local(...,
+  split=None)``; a NumPy array beside an xdist array; the seed of ``xdist.random``) is
+  compared across the ranks by a 64-bit fingerprint of its values, and a difference raises
+  the same error on every rank, naming the ranks that differ. ``True`` (the default) reads
+  about 1024 elements spread evenly over every axis (every element of a smaller array), so
+  its cost does not grow with the array; the constructors carry the fingerprint in the
+  allreduce they already make for metadata. ``"full"`` reads every element (one pass, for
+  debugging: on a GPU the whole array is staged to the host). ``False`` trusts the data:
+  a rank whose data differs then silently contributes its own rows. Metadata (shape, dtype,
+  split, device kind) is agreed whatever the setting.
 - ``debug_collectives`` [``XDIST_DEBUG_COLLECTIVES=0|1``]: before every collective, check
   that all ranks entered the same one (name and message sizes), and raise the same
   ``xdist.CollectiveMismatchError`` on every rank where they did not. One extra small
@@ -130,6 +136,13 @@ def _env_flag(name: str) -> bool | None:
     raise ValueError(f"{name}: expected 0, 1 or auto, got {value!r}")
 
 
+def _env_check(name: str) -> bool | str:
+    value = os.environ.get(name, "").strip().lower()
+    if value == "full":
+        return "full"
+    return _env_flag(name) is not False  # on unless 0 / false / no
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     max_message_elements: int
@@ -140,7 +153,7 @@ class Config:
     collective_timeout_abort: bool = False
     debug_collectives: bool = False
     check_call_sites: bool = True
-    check_replicated: bool = False
+    check_replicated: bool | str = True
     api_version: str = API_VERSIONS[-1]
 
     def __post_init__(self) -> None:
@@ -166,12 +179,12 @@ class Config:
             raise ValueError(
                 f"set_config: collective_timeout must be a number of seconds >= 0, got {t!r}"
             )
-        for name in (
-            "collective_timeout_abort",
-            "debug_collectives",
-            "check_call_sites",
-            "check_replicated",
-        ):
+        c = self.check_replicated
+        if not isinstance(c, bool) and c != "full":
+            raise TypeError(
+                f"set_config: check_replicated must be True, False or 'full', got {c!r}"
+            )
+        for name in ("collective_timeout_abort", "debug_collectives", "check_call_sites"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(
                     f"set_config: {name} must be True or False, got {getattr(self, name)!r}"
@@ -197,7 +210,7 @@ _config = Config(
     collective_timeout_abort=bool(_env_flag("XDIST_COLLECTIVE_TIMEOUT_ABORT")),
     debug_collectives=bool(_env_flag("XDIST_DEBUG_COLLECTIVES")),
     check_call_sites=_env_flag("XDIST_CHECK_CALL_SITES") is not False,
-    check_replicated=bool(_env_flag("XDIST_CHECK_REPLICATED")),
+    check_replicated=_env_check("XDIST_CHECK_REPLICATED"),
     api_version=_env_version("XDIST_API_VERSION"),
 )
 

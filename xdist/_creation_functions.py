@@ -28,7 +28,14 @@ from . import _array
 from ._config import edition_sequence, get_config
 from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
 from ._layout import Layout
-from ._movement.collectives import allgather_ints, checksums, same_on_every_rank
+from ._movement.agreement import agree_on_errors
+from ._movement.collectives import (
+    allgather_ints,
+    differing_ranks,
+    fingerprint,
+    fingerprint_halves,
+    same_on_every_rank,
+)
 from ._movement.gathers import implicit_gather
 from ._movement.redistribute import redistribute_block
 from ._ops.slabs import from_sliceable, is_lazy_array
@@ -486,64 +493,149 @@ def _from_block(
 ):
     """The array holding ``data`` (a whole array, the same on every rank): each rank keeps
     its slice only, converted to ``dtype`` and copied as ``copy`` says. With ``agree`` (all
-    but Python scalars) the ranks first agree that it is the same data (``_agree_on_data``)."""
+    but Python scalars) the ranks first agree on the arguments and the data (``_agree``),
+    so that an error found on some ranks only is raised on every rank."""
     src = t.backend.dtype_of(data) if t.backend.is_block(data) else data.dtype
-    dt = None if dtype is None else as_dtype(dtype, func)
-    if agree:  # after the checks of the arguments, before those of the data
-        _agree_on_data(t, data, src, func)
-    if dt is None:
-        if src not in ALL_DTYPES:
-            raise TypeError(
-                f"{func}: obj has dtype {src}, not a dtype of the standard; pass dtype="
-            )
-        dt = src
-    if copy is False and dt != src:
-        raise ValueError(f"{func}: copy=False, but converting {src} to {dt} needs a copy")
-    layout = t.layout(tuple(data.shape), split, func)
+    error: Exception | None = None
+    asked = dt = layout = None
+    try:
+        asked = dt = None if dtype is None else as_dtype(dtype, func)
+        if dt is None:
+            if src not in ALL_DTYPES:
+                raise TypeError(
+                    f"{func}: obj has dtype {src}, not a dtype of the standard; pass dtype="
+                )
+            dt = src
+        if copy is False and dt != src:
+            raise ValueError(f"{func}: copy=False, but converting {src} to {dt} needs a copy")
+        layout = t.layout(tuple(data.shape), split, func)
+    except (TypeError, ValueError, IndexError) as exc:
+        if not agree or t.comm.size == 1:
+            raise
+        error = exc
     if agree:
-        _agree_on_values(t, data, func)
+        _agree(t, data, src, asked, split, layout, error, func)
     local = data[layout.local_slice(t.comm.rank)] if layout.split is not None else data
     block = t.backend.asarray(local, dtype=dt, device=t.device, copy=copy)
     return t.array(block, layout)
 
 
-def _agree_on_data(t: Target, data: Any, src: np.dtype, func: str) -> None:
-    """The ranks agree that ``data``, given whole on every rank, has one shape and dtype (one
-    allreduce of its 66 ints of metadata and their negatives, whatever the rank count;
-    ``same_on_every_rank``):
-    data that differs between ranks raises the same error everywhere instead of giving
-    blocks that do not fit together. Only then is every rank's metadata gathered, to name
-    what differs. Nothing is sent on one rank."""
+# The agreement row of data given whole (``_agree``): an error flag, the arguments (split as
+# given and as resolved, dtype asked for, device kind), the data's metadata (number of
+# dimensions, dtype, fingerprint halves) and its shape, padded to NumPy's 64 dimensions.
+_MAX_DIMS = 64
+_ROW = ("error", "split", "resolved split", "dtype", "device", "ndim", "obj dtype", "fp", "fp")
+_KINDS = ("cpu", "cuda", "rocm", "mps", "xpu", "other")
+_NONE, _DEFAULT_SPLIT, _NOT_AN_AXIS = -(2**40), -(2**40) - 1, -(2**40) - 2
+
+
+def _split_code(split: Any) -> int:
+    """``split=`` as given, as an int of the agreement row."""
+    if split is DEFAULT:
+        return _DEFAULT_SPLIT
+    if split is None:
+        return _NONE
+    if isinstance(split, int) and not isinstance(split, builtins.bool) and abs(split) < 2**39:
+        return int(split)
+    return _NOT_AN_AXIS
+
+
+def _split_text(code: int) -> Any:
+    return {_NONE: None, _DEFAULT_SPLIT: "default", _NOT_AN_AXIS: "not an axis"}.get(code, code)
+
+
+def _dtype_code(dt: Any) -> int:
+    return ALL_DTYPES.index(dt) if dt in ALL_DTYPES else -1
+
+
+def _agree(
+    t: Target,
+    data: Any,
+    src: np.dtype,
+    asked: np.dtype | None,
+    split: Any,
+    layout: Layout | None,
+    error: Exception | None,
+    func: str,
+) -> None:
+    """The ranks agree that ``data``, given whole on every rank, is the same array on every
+    rank and that they asked for the same thing, in one allreduce of a fixed row of 73 ints
+    (``same_on_every_rank``: 1168 bytes whatever the rank count): this rank's ``error``
+    (argument checks that failed here), ``split=`` as given and resolved, the ``dtype=``
+    asked for, the device kind, the data's dimensions, dtype and shape, and, with the
+    ``check_replicated`` setting (on by default), a fingerprint of its values
+    (``fingerprint``: about 1024 elements spread over the array, all of a smaller one, or
+    with ``"full"`` every element). An argument error found alike on every rank
+    is raised after it (every rank's row is the same, so is the error). Only when the rows
+    differ is every rank's row gathered (one allgather) to raise the same error everywhere:
+    one naming the argument the ranks disagree on and each rank's value, else the first
+    failing rank's own error (one allgather and one broadcast more), else one naming what
+    differs in the data. Nothing is
+    sent on one rank."""
     comm = t.comm
     if comm.size == 1:
+        if error is not None:
+            raise error
         return
-    code = ALL_DTYPES.index(src) if src in ALL_DTYPES else -1
-    shape = tuple(int(n) for n in data.shape)
-    row = [len(shape), code, *shape, *[0] * (64 - len(shape))]
+    mode = get_config().check_replicated
+    fp = 0
+    if mode and error is None and src in ALL_DTYPES and data.ndim <= _MAX_DIMS:
+        fp = fingerprint(data, t.backend, full=mode == "full")
+    kind = t.device.kind if t.device.kind in _KINDS else "other"
+    shape = [int(n) for n in data.shape][:_MAX_DIMS]
+    row = [
+        int(error is not None),
+        _split_code(split),
+        -1 if layout is None or layout.split is None else layout.split,
+        _dtype_code(asked),
+        _KINDS.index(kind),
+        len(shape),
+        _dtype_code(src),
+        *fingerprint_halves(fp),
+        *shape,
+        *[0] * (_MAX_DIMS - len(shape)),
+    ]
     if not same_on_every_rank(row, comm):
-        info = allgather_ints(row, comm)
-        shapes = [tuple(int(n) for n in row[2 : 2 + row[0]]) for row in info]
-        dtypes = [str(ALL_DTYPES[c]) if c >= 0 else "other" for c in info[:, 1]]
+        _disagreement(comm, row, error, func)
+    if error is not None:  # the same arguments and metadata on every rank: the same error
+        raise error
+
+
+def _disagreement(comm: Communicator, row: list[int], error: Exception | None, func: str) -> None:
+    """Raise, on every rank, the error that every rank's agreement ``row`` shows."""
+    info = allgather_ints(row, comm)[:, 1:]
+    columns = dict(zip(_ROW[1:7], info.T[:6].tolist()))
+    named = {
+        "split": [_split_text(v) for v in columns["split"]],
+        "split (with each rank's default_split setting)": [
+            None if v < 0 else v for v in columns["resolved split"]
+        ],
+        "dtype": [None if v < 0 else str(ALL_DTYPES[v]) for v in columns["dtype"]],
+        "device": [_KINDS[v] for v in columns["device"]],
+    }
+    for arg, values in named.items():
+        if len(set(values)) > 1:
+            raise ValueError(
+                f"{func}: the ranks disagree on {arg}: {values} (rank r's at position r); "
+                "every rank must pass the same arguments"
+            )
+    agree_on_errors(error, comm)  # raises the first failing rank's error on every rank
+    shapes = [tuple(r[8 : 8 + r[4]]) for r in info.tolist()]
+    dtypes = [str(ALL_DTYPES[c]) if c >= 0 else "other" for c in columns["obj dtype"]]
+    if len(set(shapes)) > 1 or len(set(dtypes)) > 1:
         raise ValueError(
             f"{func}: obj differs between ranks (shapes {shapes}, dtypes {dtypes}, rank r's "
             "at position r); data given whole must be the same on every rank: build an array "
             "from each rank's own block with xdist.from_local"
         )
-
-
-def _agree_on_values(t: Target, data: Any, func: str) -> None:
-    """With ``check_replicated``, the ranks agree that ``data`` holds the same values
-    everywhere (one allgather of a checksum)."""
-    if t.comm.size == 1 or not get_config().check_replicated:
-        return
-    host = t.backend.to_host(data) if t.backend.is_block(data) else np.asarray(data)
-    sums = checksums(host, t.comm)
-    if len(set(sums)) > 1:
-        raise ValueError(
-            f"{func}: obj holds different values on different ranks (checksums {sums}); "
-            "data given whole must be the same on every rank (seed every rank alike), or "
-            "build the array from each rank's own block with xdist.from_local"
-        )
+    prints = [(hi << 32) | lo for hi, lo in info[:, 6:8].tolist()]
+    raise ValueError(
+        f"{func}: obj holds different values on different ranks: {differing_ranks(prints)}. "
+        "Data given whole must be the same on every rank: seed every rank's random "
+        "generator alike (or draw with xdist.random), or build the array from each rank's "
+        "own block with xdist.from_local(block, split=0). (The check_replicated setting, "
+        "XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
+    )
 
 
 def _from_array(x: _array.Array, dtype, device, copy, split, comm, func: str) -> _array.Array:

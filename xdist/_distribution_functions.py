@@ -15,8 +15,10 @@ from ._indexing_functions import take
 from ._layout import Layout
 from ._movement.collectives import (
     allgather_ints,
-    checksums,
     counts_from_local,
+    differing_ranks,
+    fingerprint,
+    fingerprint_halves,
     same_on_every_rank,
 )
 from ._movement.redistribute import gather_block, redistribute_block
@@ -65,14 +67,23 @@ def _describe(block: Any, split: Any, backend: Any) -> list[int]:
 def _agreed_metadata(block: Any, split: Any, comm: Communicator, backend: Any) -> tuple:
     """The counts along the split axis (``()`` for ``split=None``) once the ranks agree on the
     blocks' metadata; the same error on every rank where a rank's arguments are bad or the
-    ranks disagree on the split, the number of dimensions, the dtype or the other lengths.
+    ranks disagree on the split, the number of dimensions, the dtype, the other lengths, the
+    device kind or, for ``split=None`` with the ``check_replicated`` setting (on by default),
+    a fingerprint of the values (``fingerprint``: about 1024 elements spread over the block,
+    all of a smaller one, every one with ``"full"``).
 
-    Agreement is one allreduce of a fixed-size row (``same_on_every_rank``: 36 ints whatever
+    Agreement is one allreduce of a fixed-size row (``same_on_every_rank``: 39 ints whatever
     the rank count, twice: maxima and negated minima), then one allgather of one int, the
-    block's length along the split axis;
-    only a disagreement gathers every rank's row, to say in the error which rank differs."""
+    block's length along the split axis (none for ``split=None``); only a disagreement
+    gathers every rank's row, to say in the error which rank differs."""
     mine = _describe(block, split, backend)
     row = mine + [0] * (4 + _MAX_DIMS - len(mine))
+    mode = get_config().check_replicated
+    fp = 0
+    if row[0] == 0 and split is None and mode and comm.size > 1:
+        fp = fingerprint(block, backend, full=mode == "full")
+    kind = backend.device_of(block).kind if row[0] == 0 else "cpu"
+    row += [*fingerprint_halves(fp), _KINDS.index(kind) if kind in _KINDS else len(_KINDS)]
     key = list(row)
     if row[0] == 0 and row[1] >= 0:
         key[4 + row[1]] = 0  # the length along the split axis may differ between ranks
@@ -83,6 +94,9 @@ def _agreed_metadata(block: Any, split: Any, comm: Communicator, backend: Any) -
     return counts_from_local(row[4 + row[1]], comm)
 
 
+_KINDS = ("cpu", "cuda", "rocm", "mps", "xpu")
+
+
 def _disagreement(info: np.ndarray, split: Any, backend: Any) -> None:
     """Raise the error that every rank's ``_describe`` row (``info``) shows."""
     bad = [r for r in range(info.shape[0]) if info[r, 0]]
@@ -90,23 +104,35 @@ def _disagreement(info: np.ndarray, split: Any, backend: Any) -> None:
         r = bad[0]
         why = _WHY[int(info[r, 0])].format(backend=backend.name, ndim=info[r, 2], split=split)
         raise ValueError(f"from_local: the block of rank {r} {why} (ranks with bad blocks: {bad})")
-    for column, what in ((1, "split"), (2, "number of dimensions"), (3, "dtype")):
+    kinds = [(*_KINDS, "other")[k] for k in info[:, -1].tolist()]
+    for column, what in ((1, "split"), (2, "number of dimensions"), (3, "dtype"), (-1, "device")):
         values = info[:, column].tolist()
         if len(set(values)) > 1:
             if what == "split":
                 values = [None if v < 0 else v for v in values]
             elif what == "dtype":
                 values = [str(ALL_DTYPES[v]) for v in values]
+            elif what == "device":
+                values = kinds
             raise ValueError(
                 f"from_local: the ranks disagree on the {what}: {values} (rank r's at position "
-                "r); every rank must pass the same split and blocks of one dtype and number of "
-                "dimensions"
+                "r); every rank must pass the same split and blocks of one dtype, number of "
+                "dimensions and device kind"
             )
     shapes = [tuple(s) for s in info[:, 4 : 4 + int(info[0, 2])].tolist()]
-    if split is None:
+    if split is None and len(set(shapes)) > 1:
         raise ValueError(
             "from_local: split=None but the blocks' shapes differ between ranks: "
             f"{shapes}; pass split=k to stack them along k"
+        )
+    if split is None:
+        prints = [(hi << 32) | lo for hi, lo in info[:, -3:-1].tolist()]
+        raise ValueError(
+            "from_local: split=None but the blocks hold different values on different ranks: "
+            f"{differing_ranks(prints)}. A replicated array must hold the same values "
+            "everywhere: seed every rank's random generator alike (or draw with "
+            "xdist.random), or pass split=0 to stack each rank's own block. (The "
+            "check_replicated setting, XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
         )
     raise ValueError(
         f"from_local: blocks must agree on every dimension but split={int(info[0, 1])}; got "
@@ -123,11 +149,11 @@ def from_local(
     dimension and on the dtype. With ``split=None`` every rank passes the same whole array.
 
     Communication: one allreduce of the blocks' metadata (dtype, number of dimensions, the
-    other lengths, split: a fixed-size row), so a block that differs between ranks raises the
-    same error on every rank, and one allgather of the split axis' lengths; with
-    ``split=None`` no allgather, and with the ``check_replicated`` setting on
-    (``XDIST_CHECK_REPLICATED=1``; the test command sets it) one more allgather of a checksum
-    of the data. Nothing on one rank.
+    other lengths, split, device kind: a fixed-size row), so a block that differs between
+    ranks raises the same error on every rank, and one allgather of the split axis' lengths.
+    With ``split=None`` no allgather, and the row also carries a fingerprint of the block's
+    values (the ``check_replicated`` setting, on by default: about 1024 elements spread over
+    the block), so a block that differs between ranks raises there too. Nothing on one rank.
     """
     comm = default_comm() if comm is None else comm
     backend = default_backend()
@@ -138,26 +164,11 @@ def from_local(
             block = None
     counts = _agreed_metadata(block, split, comm, backend)
     if split is None:
-        _check_replicated(block, comm, backend, "from_local")
         return _array.Array._new(block, Layout.replicated(tuple(block.shape)), comm, backend)
     axis = split % block.ndim
     shape = list(block.shape)
     shape[axis] = sum(counts)
     return _array.Array._new(block, Layout(tuple(shape), axis, counts), comm, backend)
-
-
-def _check_replicated(block: Any, comm: Communicator, backend: Any, func: str) -> None:
-    """With ``check_replicated`` on, raise on every rank when a replicated block's data differ
-    between ranks (one allgather of a checksum)."""
-    if not get_config().check_replicated or comm.size == 1:
-        return
-    sums = checksums(backend.to_host(block), comm)
-    if len(set(sums)) > 1:
-        raise ValueError(
-            f"{func}: split=None but the data differ between ranks (checksums {sums}); a "
-            "replicated array must hold the same values everywhere: seed every rank alike, "
-            "or pass split=0 to stack each rank's block"
-        )
 
 
 def resplit(x: _array.Array, axis: int | None, /) -> _array.Array:

@@ -3,8 +3,8 @@
 - A NumPy array or scalar (or a block of the array's own library, such as a Torch tensor)
   next to an xdist array acts as a replicated operand: ``x + np.ones(x.shape)`` and
   ``np.float32(2) * x`` are xdist arrays, with NumPy's promotion of the operands' dtypes. The
-  operand is assumed to be the same on every rank (SPMD); with ``check_replicated`` on, a
-  checksum proves it.
+  operand must be the same on every rank (SPMD); the ``check_replicated`` setting (on by
+  default) compares a fingerprint of an array operand across the ranks (one small allgather).
 - NumPy's ufuncs on xdist arrays (``np.exp(x)``, ``np.add(a, x)``) dispatch to the
   namespace's function of the same meaning (``__array_ufunc__``); NumPy functions with a
   counterpart (``np.mean(x, axis=0)``, ``np.std(x, ddof=1)``, ``np.concatenate``, ...) dispatch

@@ -198,9 +198,10 @@ _add(
 _add(
     "xdist.asarray",
     "Data given whole on every rank (a NumPy array, a list): each rank keeps its slice, and one "
-    "allreduce of a fixed-size row agrees on the shape and dtype so that data differing "
-    "between ranks raises the same error everywhere (plus an allgather of a checksum when "
-    "``check_replicated`` is on). An xdist array asked for another split moves as "
+    "allreduce of a fixed-size row agrees on the arguments, the shape, the dtype and (with "
+    "``check_replicated``, on by default) a fingerprint of the values, so that data "
+    "differing between ranks raises the same error everywhere. An xdist array asked for "
+    "another split moves as "
     "``resplit`` does.",
     "x = xp.asarray(np.arange(12.0).reshape(4, 3), split=0)",
     NONE,
@@ -620,10 +621,11 @@ _add(
 # -- xdist's own: distribution, inspection, settings --------------------------------------------
 _add(
     "xdist.from_local",
-    "One allreduce of the blocks' metadata (dtype, the other lengths, split: a fixed-size "
-    "row), so that a block that does not fit raises the same error on every rank, and one "
-    "allgather of the lengths along ``split``; with ``split=None`` no allgather, or with "
-    "``check_replicated`` on one of a checksum. The data does not move.",
+    "One allreduce of the blocks' metadata (dtype, the other lengths, split, device kind: a "
+    "fixed-size row), so that a block that does not fit raises the same error on every "
+    "rank, and one allgather of the lengths along ``split``; with ``split=None`` no "
+    "allgather, the row carrying a fingerprint of the values instead (``check_replicated``, "
+    "on by default). The data does not move.",
     "block = np.full((xp.default_comm().rank + 1, 2), float(xp.default_comm().rank))\n"
     "x = xp.from_local(block, split=0)  # rank r gives r + 1 rows: uneven counts\n"
     "print(x.layout.describe())",
@@ -1059,7 +1061,8 @@ DRAW = (
 )
 _add(
     "xdist.random.default_rng",
-    "A given seed: none (with ``check_replicated`` on, one allgather of a checksum of the key). "
+    "A given seed: one allgather of a fingerprint of the key (none with ``check_replicated`` "
+    "off). "
     "``seed=None``: rank 0 draws fresh entropy and broadcasts it (16 bytes).",
     "rng = xdist.random.default_rng(42)",
     RNG,

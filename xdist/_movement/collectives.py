@@ -14,7 +14,9 @@ functions instead of the communicator (``tests/test_architecture.py`` keeps it s
 - requests routed to the ranks that own what they name and answered: ``Route``,
   ``route_to_owners``, ``ask_owners``;
 - neighbours: ``halo`` (the first elements of the following blocks) and ``shift_exchange``
-  (a block placed at displaced global ranges).
+  (a block placed at displaced global ranges);
+- inputs that may differ between ranks: ``fingerprint`` (local, bounded cost; its two
+  halves travel in a constructor's agreement row) and ``checksums`` (an allgather of them).
 
 A "block" is an array of the backend library (possibly on a GPU); "host" arrays are NumPy.
 Staging a block to the host and back is done here, so the device (and, with a CUDA-aware MPI,
@@ -23,7 +25,8 @@ the device path) is handled in one place.
 
 from __future__ import annotations
 
-import zlib
+import functools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +56,9 @@ __all__ = [
     "bcast_host",
     "block_ranges",
     "checksums",
+    "differing_ranks",
+    "fingerprint",
+    "fingerprint_halves",
     "counts_from_local",
     "exscan_block",
     "exscan_host",
@@ -61,6 +67,7 @@ __all__ = [
     "layout_from_local",
     "route_to_owners",
     "same_on_every_rank",
+    "sample_key",
     "sendrecv_block",
     "shift_exchange",
 ]
@@ -457,9 +464,86 @@ def back_block(route: Route, block: Any, backend: Any, device: Any) -> Any:
     return backend.from_host(host, device)
 
 
-# -- inputs that may differ between ranks (added for the constructors) ----------------------------
-def checksums(host: np.ndarray, comm: Communicator) -> list[int]:
-    """Every rank's CRC-32 of its host array's bytes (one allgather of one int): a cheap
-    test that replicated data is the same on every rank."""
-    crc = zlib.crc32(np.ascontiguousarray(host).view(np.uint8).reshape(-1))
-    return allgather_ints([crc], comm)[:, 0].tolist()
+# -- inputs that may differ between ranks -------------------------------------------------------
+# A fingerprint reads at most this many elements, spread evenly over every axis (all of a
+# smaller array): a bounded cost, where hashing every byte would cost more than the
+# constructor it guards (benchmarks/replicated_check.py).
+SAMPLE_ELEMENTS = 1024
+_LANES = 64
+_WEIGHTS = (np.arange(_LANES, dtype=np.uint64) * np.uint64(2) + np.uint64(1)) * np.uint64(
+    0x9E3779B97F4A7C15
+)
+_MASK64 = (1 << 64) - 1
+
+
+@functools.lru_cache(maxsize=256)
+def sample_key(shape: tuple[int, ...]) -> tuple[slice, ...] | None:
+    """The basic-slicing key that picks about ``SAMPLE_ELEMENTS`` evenly spaced elements of
+    an array of ``shape`` (``None``: the array is small enough to be read whole). The budget
+    is shared among the axes, shortest first, so that every axis is sampled."""
+    if math.prod(shape) <= SAMPLE_ELEMENTS:
+        return None
+    steps = [1] * len(shape)
+    left = SAMPLE_ELEMENTS
+    order = sorted(range(len(shape)), key=lambda a: shape[a])
+    for i, axis in enumerate(order):
+        n = shape[axis]
+        want = max(1, math.ceil(left ** (1 / (len(order) - i))))
+        steps[axis] = -(-n // min(n, want))
+        left = max(1, left // -(-n // steps[axis]))
+    return tuple(slice(None, None, step) for step in steps)
+
+
+def _fold(raw: np.ndarray) -> int:
+    """A 64-bit fingerprint of the bytes ``raw`` in one pass: the bytes as uint64 words, summed
+    (wrapping) in 64 lanes by position, the lanes weighted by distinct odd constants, with the
+    byte count, mixed by SplitMix64's finalizer."""
+    whole = raw.size // (8 * _LANES) * (8 * _LANES)
+    lanes = raw[:whole].view(np.uint64).reshape(-1, _LANES).sum(axis=0, dtype=np.uint64)
+    tail = np.zeros(8 * _LANES, np.uint8)
+    tail[: raw.size - whole] = raw[whole:]
+    lanes += tail.view(np.uint64)
+    h = (int((lanes * _WEIGHTS).sum(dtype=np.uint64)) + raw.size) & _MASK64
+    h = ((h ^ (h >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    h = ((h ^ (h >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return h ^ (h >> 31)
+
+
+def fingerprint(data: Any, backend: Any, full: bool = False) -> int:
+    """A 64-bit fingerprint of the values of ``data`` (a block of ``backend`` or a NumPy
+    array of a standard dtype): of ``SAMPLE_ELEMENTS`` evenly spaced elements (every element
+    of a smaller array), or with ``full`` of every element. Only the sample is copied to the
+    host (a block on a GPU stages the sample, not the block; ``full`` stages the block). Equal
+    data give equal fingerprints on every rank; data whose sampled elements differ in any bit
+    give different ones (up to a 2^-64 chance). No message."""
+    shape = tuple(int(n) for n in data.shape)
+    if math.prod(shape) == 0:
+        return 0
+    key = None if full else sample_key(shape)
+    if key is not None:
+        data = data[key]
+    host = backend.to_host(data) if backend.is_block(data) else np.asarray(data)
+    return _fold(np.ascontiguousarray(host).reshape(-1).view(np.uint8))
+
+
+def fingerprint_halves(value: int) -> list[int]:
+    """A 64-bit ``value`` as two non-negative ints below 2^32, so that it travels in an int64
+    row that ``same_on_every_rank`` negates."""
+    return [value >> 32, value & 0xFFFFFFFF]
+
+
+def checksums(data: Any, comm: Communicator, backend: Any, full: bool = False) -> list[int]:
+    """Every rank's ``fingerprint`` of its ``data`` (one allgather of one int): whether
+    replicated data is the same on every rank, and which ranks differ. None on one rank."""
+    mine = fingerprint(data, backend, full)
+    if comm.size == 1:
+        return [mine]
+    signed = mine - (1 << 64) if mine >> 63 else mine  # the same 64 bits as an int64
+    return [v & _MASK64 for v in allgather_ints([signed], comm)[:, 0].tolist()]
+
+
+def differing_ranks(values: Sequence[Any]) -> str:
+    """Which ranks' ``values`` differ from rank 0's, for an error message."""
+    same = [r for r, v in enumerate(values) if v == values[0]]
+    other = [r for r, v in enumerate(values) if v != values[0]]
+    return f"ranks {other} differ from rank 0 (ranks {same} agree with it)"

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _array
 from .._config import get_config
 from .._creation_functions import DEFAULT, Target
-from .._movement.collectives import bcast_host, checksums
+from .._movement.collectives import bcast_host, checksums, differing_ranks
 from .._validation import normalize_axis
 from ._checks import check_dtype, check_integer, check_real, check_shape, check_xarray
 from ._engine import Engine
@@ -51,13 +51,15 @@ def default_rng(seed: Any = None, *, comm: Any = None) -> Generator:
 
     Notes
     -----
-    Communication: ``seed=None`` broadcasts 16 bytes from rank 0. A given seed sends nothing,
-    but with ``check_replicated`` on (``XDIST_CHECK_REPLICATED=1``) the ranks compare a
-    checksum of the key (one allgather) and raise the same error when seeds differ.
+    Communication: ``seed=None`` broadcasts 16 bytes from rank 0. A given seed: the ranks
+    compare a fingerprint of the key (one allgather of one int, the ``check_replicated``
+    setting, on by default) and raise the same error when seeds differ; nothing with the
+    setting off.
     """
     if isinstance(seed, Generator):
         return seed
-    comm = Target(comm, None, "default_rng").comm
+    target = Target(comm, None, "default_rng")
+    comm = target.comm
     if seed is None:
         return Generator(np.random.SeedSequence(_shared_entropy(comm)), comm)
     if isinstance(seed, np.random.SeedSequence):
@@ -70,11 +72,15 @@ def default_rng(seed: Any = None, *, comm: Any = None) -> Generator:
     else:
         seq = np.random.SeedSequence(_seed_entropy(seed))
     rng = Generator(seq, comm)
-    if get_config().check_replicated and comm.size > 1 and len(set(checksums(rng.key, comm))) > 1:
-        raise ValueError(
-            "default_rng: the seed differs between ranks; every rank must pass the same seed "
-            "(seed=None agrees on one)"
-        )
+    if get_config().check_replicated and comm.size > 1:
+        sums = checksums(rng.key, comm, target.backend)
+        if len(set(sums)) > 1:
+            raise ValueError(
+                f"default_rng: the seed differs between ranks: {differing_ranks(sums)}; every "
+                "rank must pass the same seed (seed=None agrees on one); per-rank streams are "
+                "not needed: draws are split by global index. (The check_replicated setting, "
+                "XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
+            )
     return rng
 
 
