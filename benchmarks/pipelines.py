@@ -515,8 +515,8 @@ def main() -> int:
         "--gather-elements",
         type=int,
         default=None,
-        help="count the implicit gathers of more elements than this (xdist's "
-        "gather_warning_elements; default: --rows, i.e. more than one sample vector)",
+        help="the table's gathers: implicit gathers (GatherWarnings) of more elements than "
+        "this; the smaller ones are listed apart (default: --rows, one sample vector)",
     )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per command")
     parser.add_argument("--serve", default=None, help=argparse.SUPPRESS)
