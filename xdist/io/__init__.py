@@ -4,9 +4,11 @@ Each rank reads only the part of the file it holds (its slab, for any split axis
 needs the memory of the block plus one piece (``chunk_bytes``, 64 MiB by default), never the
 whole file. Saves write in parallel where the format allows it (``.npy``, Zarr, CSV) and rank
 by rank otherwise (HDF5 and NetCDF from the PyPI wheels), always under a temporary name that
-is renamed once every rank's part is written. Errors (a missing file, dataset or variable, a
-dtype outside the standard, a path that cannot be written, a failed write) are raised alike
-on every rank.
+is renamed once every rank's part is written (the next save of a path removes what a killed
+save of it left). Errors (a missing file, dataset or variable, a dtype outside the standard,
+a path that cannot be written, a failed write) are raised alike on every rank; I/O errors
+name the function, the path and the cause (``ENOSPC``, ``EACCES``, ...). NetCDF values are
+decoded by the CF conventions as xarray decodes them.
 
 h5py, zarr and netCDF4 (or h5netcdf) are optional: ``pip install 'xdist-array[io]'``.
 """

@@ -9,6 +9,9 @@ per rank follow the text, and one allgather of the counts gives the exact layout
 but no rank holds more than its block); ``split=None``: every rank parses the whole file.
 Each pass goes in pieces of ``chunk_bytes``: a first pass counts the lines, the block is
 allocated, a second pass parses into it. Blank lines are skipped; there are no comment lines.
+A line that cannot be parsed is named by its number in the file, and the ranks agree on the
+first such line (``_bad_line``, ``_agree_on_the_first_line``), so the error is the same at
+any rank count. A file of 0 rows keeps the columns of its last header line.
 
 Saves: a split along the columns first moves to a split of the rows (one all-to-all). Each
 rank formats its rows as text, the ranks' text lengths give each rank's byte offset (one
@@ -36,7 +39,7 @@ from .._movement.collectives import exscan_host
 from .._movement.redistribute import redistribute_block
 from .._ops.slabs import check_budget, check_split, context, my_part
 from .._validation import check_array
-from ._files import AtomicSave, Progress, write_at
+from ._files import AtomicSave, Progress, described, reading, write_at
 
 __all__ = ["load_csv", "save_csv"]
 
@@ -54,13 +57,17 @@ def _fields(line: bytes, delimiter: str | None, encoding: str) -> int:
 
 def _inspect(path: str, header: int, delimiter: str | None, encoding: str, func: str) -> dict:
     """The file's size, where its data starts (after ``header`` lines) and its number of
-    columns (fields of the first non-blank data line; 0 without one). Rank 0."""
+    columns: the fields of the first non-blank data line, or without one those of the last
+    non-blank header line (the column names of a table of 0 rows), else 0. Rank 0."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{func}: no file {path!r}")
-    with open(path, "rb") as f:
+    with reading(func, path), open(path, "rb") as f:
+        names = 0
         for _ in range(header):
-            f.readline()
-        start, ncols = f.tell(), 0
+            line = f.readline()
+            if line.strip():
+                names = _fields(line, delimiter, encoding)
+        start, ncols = f.tell(), names
         for line in f:
             if line.strip():
                 ncols = _fields(line, delimiter, encoding)
@@ -155,9 +162,14 @@ def load_csv(
     encoding, device, comm, chunk_bytes, progress
         As for ``load_npy``; a rank holds its block plus a few pieces of text.
 
+    A file without data lines has 0 rows and as many columns as its last header line has
+    fields. A line that cannot be parsed raises ValueError on every rank, naming the path,
+    the line's number in the file (from 1) and what is wrong, the same at any rank count.
+
     Communication: rank 0 reads the header (two broadcasts); one allgather of the ranks'
     row counts, which also agrees that every rank could read; one allgather agreeing that
-    every rank could parse.
+    every rank could parse (on failure: one allgather and two broadcasts more, for the
+    first bad line's error).
     """
     func = "load_csv"
     comm, backend, dev = context(comm, device, func)
@@ -180,6 +192,8 @@ def load_csv(
             n = sum(_count(_data_lines(c)) for c in _line_chunks(f, *lines, budget))
     except Exception as exc:
         error = exc
+    if error is not None:
+        error = described(error, func, path, "read")
     counts = tuple(agree_on_errors(error, comm, [n])[:, 0].tolist())
     shape = (sum(counts) if axis == 0 else n, meta["ncols"])
     if axis == 0:
@@ -188,14 +202,41 @@ def load_csv(
         layout = Layout.balanced(shape, axis, comm.size)
     cols = layout.local_range(comm.rank) if axis == 1 else (0, meta["ncols"])
     text = (path, delimiter, encoding, budget, meta["ncols"])
-    host, error = None, None
+    host, error, line = None, None, 0
     with Progress(progress, comm, lines[1] - lines[0] if comm.rank == 0 else 0, func) as bar:
         try:
             host = _parse(text, lines, n, cols, dt, bar)
+        except _LineError as exc:
+            error, line = ValueError(str(exc)), exc.line
         except Exception as exc:
-            error = exc
-    agree_on_errors(error, comm)
+            error = described(exc, func, path, "read")
+            if error is exc and isinstance(exc, ValueError) and not str(exc).startswith(func):
+                error = ValueError(f"{func}: {path!r}: {exc}")  # a UnicodeDecodeError, ...
+    _agree_on_the_first_line(error, line, comm)
     return _array.Array._new(backend.from_host(host, dev), layout, comm, backend)
+
+
+def _agree_on_the_first_line(error: BaseException | None, line: int, comm: Any) -> None:
+    """Raise on every rank the error of the failing rank whose bad line comes first in the
+    file (a rank parses its own lines or its own columns, so the first rank that failed
+    need not hold the first bad line; a 1-rank load stops at that line). Errors without a
+    line (``line`` 0) come after those with one, then in rank order. One allgather; on
+    failure one allgather and two broadcasts more."""
+    table = agree_on_errors(None, comm, [error is not None, line])
+    failed = [r for r in range(comm.size) if table[r, 0]]
+    if not failed:
+        return
+    first = min(failed, key=lambda r: (table[r, 1] <= 0, table[r, 1], r))
+    agree_on_errors(error if comm.rank == first else None, comm)
+
+
+class _LineError(ValueError):
+    """A line of the file that cannot be parsed: ``line`` is its number in the file (from 1,
+    header and blank lines counted)."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 def _parse(text: tuple, lines: tuple[int, int], n: int, cols: tuple[int, int], dtype, bar):
@@ -208,30 +249,106 @@ def _parse(text: tuple, lines: tuple[int, int], n: int, cols: tuple[int, int], d
     if out.size == 0:
         return out
     row = 0
+    # With usecols loadtxt does not check that every line has ncols fields: the delimiters
+    # of a piece are counted instead (one search of the bytes).
+    sep = None if usecols is None or delimiter is None else delimiter.encode(encoding)
     with open(path, "rb") as f:
+        at = lines[0]
         for chunk in _line_chunks(f, *lines, budget):
             data = _data_lines(chunk)
             if not data:
+                at += len(chunk)
                 continue
-            with warnings.catch_warnings():  # a piece of blank lines only: no rows, no warning
-                warnings.simplefilter("ignore", UserWarning)
-                values = np.loadtxt(
-                    io.BytesIO(data),
-                    dtype=dtype,
-                    delimiter=delimiter,
-                    comments=None,
-                    ndmin=2,
-                    encoding=encoding,
-                    usecols=usecols,
-                )
+            try:
+                values = _loadtxt(data, dtype, delimiter, encoding, usecols)
+                if sep is not None and data.count(sep) != _count(data) * (ncols - 1):
+                    raise ValueError("ragged")
+                if values.size and values.shape[1] != out.shape[1]:
+                    raise ValueError("ragged")
+            except ValueError as exc:
+                raise _bad_line(text, at, chunk, exc, dtype, usecols) from None
             if not values.size:
+                at += len(chunk)
                 continue
-            if values.shape[1] != out.shape[1] or row + len(values) > n:
-                raise ValueError(f"load_csv: {path!r} has lines of different lengths")
+            if row + len(values) > n:
+                raise ValueError(f"load_csv: {path!r} changed while it was read")
             out[row : row + len(values)] = values
             row += len(values)
+            at += len(chunk)
             bar.update(len(chunk))
     return out
+
+
+def _loadtxt(data: bytes, dtype, delimiter: str | None, encoding: str, usecols) -> np.ndarray:
+    """NumPy's parse of ``data`` (whole lines, none blank) as a 2-D array."""
+    with warnings.catch_warnings():  # a piece of blank lines only: no rows, no warning
+        warnings.simplefilter("ignore", UserWarning)
+        return np.loadtxt(
+            io.BytesIO(data),
+            dtype=dtype,
+            delimiter=delimiter,
+            comments=None,
+            ndmin=2,
+            encoding=encoding,
+            usecols=usecols,
+        )
+
+
+def _lines_before(path: str, end: int, budget: int) -> int:
+    """The newlines in bytes ``0:end`` of the file (read in pieces: an error's path only)."""
+    found = 0
+    with open(path, "rb") as f:
+        while end > 0:
+            buf = f.read(min(budget, end))
+            if not buf:
+                break
+            found += buf.count(b"\n")
+            end -= len(buf)
+    return found
+
+
+_ROW = re.compile(r"at row (\d+)")
+_CONVERSION = re.compile(r"(could not convert string .* to \S+?)\.? at row \d+, column (\d+)")
+
+
+def _bad_line(text: tuple, at: int, chunk: bytes, exc: ValueError, dtype, usecols) -> _LineError:
+    """The error of the first bad line of ``chunk`` (the bytes from ``at``), which NumPy
+    could not parse (``exc``): the line's number in the file, and what is wrong with it
+    (its number of fields, or the field that is not a number), in words that do not depend
+    on how the file was cut among the ranks."""
+    path, delimiter, encoding, budget, ncols = text
+    chunk_lines = chunk.split(b"\n")
+    data = [(i, line) for i, line in enumerate(chunk_lines) if line.strip()]
+    # loadtxt's row, counted among the non-blank lines from 0 (a conversion) or from 1 (a
+    # change of the number of columns): the first bad line is at most one after it.
+    hint = _ROW.search(str(exc))
+    last = min(len(data), int(hint[1]) + 1) if hint else len(data)
+    bad, what = None, str(exc)
+    for k in range(last):
+        fields = _fields(data[k][1], delimiter, encoding)
+        if fields != ncols:
+            bad, what = k, f"has {fields} fields, not {ncols} as the first data line"
+            break
+    if bad is None:
+        for k in range(max(0, last - 2), len(data)):
+            try:
+                _loadtxt(data[k][1] + b"\n", dtype, delimiter, encoding, usecols)
+            except ValueError:
+                bad = k
+                # The whole line, whatever columns this rank parses: its first bad field.
+                try:
+                    _loadtxt(data[k][1] + b"\n", dtype, delimiter, encoding, None)
+                except ValueError as line_exc:
+                    what = str(line_exc)
+                found = _CONVERSION.search(what)
+                if found:  # NumPy numbers the column from 1, as the lines here
+                    what = f"column {found[2]}: {found[1]}"
+                break
+    if bad is None:  # not found again: the piece's message, with its first line
+        bad = 0
+    what = _ROW.sub("", what).replace(" ,", ",").replace("  ", " ")
+    number = _lines_before(path, at, budget) + data[bad][0] + 1 if data else 0
+    return _LineError(f"load_csv: {path!r} line {number}: {what}", number)
 
 
 def _formats(dtype: np.dtype) -> tuple[str, Any]:
@@ -295,20 +412,20 @@ def save_csv(x, path, *, delimiter=",", header=None, chunk_bytes=None, progress=
         with open(tmp, "xb") as f:
             f.write(head)
 
-    save = AtomicSave(path, func, comm, create)
-    text: list[bytes] = []
-    with save.part():
-        text = _text(x, my_part(x.layout, comm.rank, comm.size), delimiter, budget)
-    length = sum(len(t) for t in text)
-    offset = len(head) + int(exscan_host(np.array([length], np.int64), "sum", comm)[0])
-    with save.part(), Progress(progress, comm, length, func) as bar:
-        if length:
-            fd = os.open(save.tmp, os.O_WRONLY)
-            try:
-                for t in text:
-                    write_at(fd, memoryview(t), offset)
-                    offset += len(t)
-                    bar.update(len(t))
-            finally:
-                os.close(fd)
-    save.finish()
+    with AtomicSave(path, func, comm, create) as save:
+        text: list[bytes] = []
+        with save.part():
+            text = _text(x, my_part(x.layout, comm.rank, comm.size), delimiter, budget)
+        length = sum(len(t) for t in text)
+        offset = len(head) + int(exscan_host(np.array([length], np.int64), "sum", comm)[0])
+        with save.part(length), Progress(progress, comm, length, func) as bar:
+            if length:
+                fd = os.open(save.tmp, os.O_WRONLY)
+                try:
+                    for t in text:
+                        write_at(fd, memoryview(t), offset)
+                        offset += len(t)
+                        bar.update(len(t))
+                finally:
+                    os.close(fd)
+        save.finish()

@@ -36,7 +36,7 @@ from .._ops.slabs import (
     write_part,
 )
 from .._validation import check_array
-from ._files import AtomicSave, Progress, require
+from ._files import AtomicSave, Progress, described, error_number, require, stale_pattern
 
 __all__ = ["load_hdf5", "save_hdf5"]
 
@@ -59,6 +59,8 @@ def _open(h5py: Any, path: str, func: str, mode: str = "r") -> Any:
     try:
         return h5py.File(path, mode)
     except OSError as exc:
+        if error_number(exc) is not None:  # permission denied, ...: the cause, not the format
+            raise described(exc, func, path, "read" if mode == "r" else "write") from exc
         raise OSError(f"{func}: cannot open {path!r} as an HDF5 file: {exc}") from None
 
 
@@ -158,17 +160,23 @@ def save_hdf5(x, path, dataset, *, mode="w", chunk_bytes=None, progress=False, *
         return _save_mpio(h5py, x, path, dataset, options, budget, progress, func)
     else:
         save = _new_file(h5py, x, path, dataset, options, func)
-    part = my_part(x.layout, comm.rank, comm.size, shared=False)
-    writers = [my_part(x.layout, r, comm.size, shared=False) is not None for r in range(comm.size)]
-    name = save.info["dataset"]
-    mine = volume(part[0]) * x.dtype.itemsize if part else 0
+    with save:
+        part = my_part(x.layout, comm.rank, comm.size, shared=False)
+        writers = [
+            my_part(x.layout, r, comm.size, shared=False) is not None for r in range(comm.size)
+        ]
+        name = save.info["dataset"]
+        mine = volume(part[0]) * x.dtype.itemsize if part else 0
 
-    def write() -> None:
-        with Progress(progress, comm, mine, func) as bar, h5py.File(save.info["file"], "r+") as f:
-            write_part(f[name], x, part, budget, save.info["chunks"], bar)
+        def write() -> None:
+            with (
+                Progress(progress, comm, mine, func) as bar,
+                h5py.File(save.info["file"], "r+") as f,
+            ):
+                write_part(f[name], x, part, budget, save.info["chunks"], bar)
 
-    save.in_turns(writers, write)
-    save.finish()
+        save.in_turns(writers, write, mine)
+        save.finish()
 
 
 def _create(f: Any, name: str, x: _array.Array, options: dict) -> list | None:
@@ -196,6 +204,7 @@ def _append(h5py, x, path, dataset, options, func) -> AtomicSave:
             there = f.get(dataset)
             if there is not None and not isinstance(there, h5py.Dataset):
                 raise ValueError(f"{func}: {dataset!r} in {path!r} is a group, not a dataset")
+            _remove_stale(h5py, f, dataset)
             chunks = _create(f, tmp, x, options)
         return {"file": path, "dataset": tmp, "chunks": chunks}
 
@@ -221,6 +230,18 @@ def _append(h5py, x, path, dataset, options, func) -> AtomicSave:
     )
 
 
+def _remove_stale(h5py: Any, f: Any, dataset: str) -> None:
+    """Delete the temporary datasets that earlier saves of ``dataset`` left in its group (a
+    process killed mid-save cannot): ``<name>.<16 hex digits>.xdist-tmp``, no other."""
+    group_name, _, name = dataset.strip("/").rpartition("/")
+    group = f.get(group_name) if group_name else f
+    if not isinstance(group, h5py.Group):
+        return
+    pattern = stale_pattern(name)
+    for key in [k for k in group if pattern.fullmatch(k) and not k.startswith(".")]:
+        del group[key]
+
+
 def _save_mpio(h5py, x, path, dataset, options, budget, progress, func) -> None:
     """Every rank writes its slab at once through MPI-IO (an MPI build of h5py). Opening
     the file and creating the dataset are collective in HDF5 itself: an error there on one
@@ -231,12 +252,12 @@ def _save_mpio(h5py, x, path, dataset, options, budget, progress, func) -> None:
         open(tmp, "xb").close()  # the target directory is writable and the name free
         return {}
 
-    save = AtomicSave(path, func, comm, create)
     part = my_part(x.layout, comm.rank, comm.size, shared=True)
     mine = volume(part[0]) * x.dtype.itemsize if part else 0
-    with save.part(), Progress(progress, comm, mine, func) as bar:
-        with h5py.File(save.tmp, "w", driver="mpio", comm=comm.mpi_comm) as f:
-            dset = f.create_dataset(dataset, shape=x.shape, dtype=x.dtype, **options)
-            if part is not None:
-                write_part(dset, x, part, budget, dset.chunks, bar)
-    save.finish()
+    with AtomicSave(path, func, comm, create) as save:
+        with save.part(mine), Progress(progress, comm, mine, func) as bar:
+            with h5py.File(save.tmp, "w", driver="mpio", comm=comm.mpi_comm) as f:
+                dset = f.create_dataset(dataset, shape=x.shape, dtype=x.dtype, **options)
+                if part is not None:
+                    write_part(dset, x, part, budget, dset.chunks, bar)
+        save.finish()

@@ -1,8 +1,11 @@
 """NetCDF-4 files through netCDF4 (or h5netcdf when netCDF4 is not installed).
 
-Loads: each rank opens the file read-only and reads its slab of the variable. Values are
-returned as stored: no masking of fill values and no ``scale_factor``/``add_offset`` (as
-h5py and h5netcdf read them); a packed variable is unpacked by the caller.
+Loads: each rank opens the file read-only and reads its slab of the variable. By default
+the values are decoded by the CF conventions as xarray decodes them (``mask_and_scale=True``):
+``_Unsigned`` integers reinterpreted, ``_FillValue`` and ``missing_value`` masked to NaN,
+``scale_factor`` and ``add_offset`` applied, in the floating dtype xarray picks
+(``_Decoding`` follows ``xarray.coding.variables`` step by step). ``mask_and_scale=False``
+gives the values as stored.
 
 Saves: the NetCDF library of the PyPI wheels is serial, so the ranks write in turns, as
 HDF5 saves do (rank 0 creates the file, the dimensions and the variable under a temporary
@@ -35,7 +38,7 @@ from .._ops.slabs import (
     write_part,
 )
 from .._validation import check_array
-from ._files import EXTRA, AtomicSave, Progress
+from ._files import EXTRA, AtomicSave, Progress, described, reading
 
 __all__ = ["load_netcdf", "save_netcdf"]
 
@@ -62,6 +65,169 @@ def _dataset_class(func: str) -> Any:
     return lambda path, mode, **kw: legacyapi.Dataset(path, mode)
 
 
+# -- CF decoding, as xarray's CFMaskCoder and CFScaleOffsetCoder ------------------------------
+_CF = ("missing_value", "_FillValue", "scale_factor", "add_offset", "_Unsigned")
+
+
+def _attributes(var: Any) -> dict:
+    """The variable's CF decoding attributes as JSON values: a str as itself, numbers as
+    ``[dtype, shape, values]`` so that every rank rebuilds the same NumPy scalar or array
+    (xarray picks the result's dtype from the attributes' types)."""
+    names = var.ncattrs() if hasattr(var, "ncattrs") else list(var.attrs)
+    get = var.getncattr if hasattr(var, "getncattr") else var.attrs.__getitem__
+    out: dict[str, Any] = {}
+    for name in _CF:
+        if name not in names:
+            continue
+        value = get(name)
+        if isinstance(value, bytes):
+            value = value.decode()
+        if isinstance(value, str):
+            out[name] = value
+            continue
+        a = np.asarray(value)
+        if a.dtype.kind not in "biuf":
+            continue  # not a number xarray could compare or multiply by
+        out[name] = [a.dtype.str, list(a.shape), a.ravel().tolist()]
+    return out
+
+
+def _rebuilt(value: Any) -> Any:
+    """An attribute of ``_attributes`` as netCDF4 gives it (a NumPy scalar when scalar)."""
+    if isinstance(value, str):
+        return value
+    descr, shape, values = value
+    a = np.asarray(values, dtype=np.dtype(descr)).reshape(shape)
+    return a[()] if a.ndim == 0 else a
+
+
+def _choose_float_dtype(dtype: np.dtype, attrs: dict) -> np.dtype:
+    """xarray's ``_choose_float_dtype``: a float dtype that holds ``dtype``'s values once
+    scaled by the attributes."""
+    scale, offset = attrs.get("scale_factor"), attrs.get("add_offset")
+    if scale is not None or offset is not None:
+        scale_type = np.dtype(type(scale)) if scale is not None else None
+        offset_type = np.dtype(type(offset)) if offset is not None else None
+        if (
+            scale is not None
+            and offset is not None
+            and offset_type == scale_type
+            and scale_type in (np.float32, np.float64)
+        ):
+            if dtype.itemsize == 4 and np.issubdtype(dtype, np.integer):
+                return np.dtype(np.float64)
+            return np.dtype(scale_type)
+        if offset is not None:
+            return np.dtype(np.float64)
+        return np.dtype(scale_type)
+    if dtype.itemsize <= 4 and np.issubdtype(dtype, np.floating):
+        return np.dtype(np.float32)
+    if dtype.itemsize <= 2 and np.issubdtype(dtype, np.integer):
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
+
+
+def _promoted(dtype: np.dtype) -> tuple[np.dtype, Any]:
+    """xarray's ``dtypes.maybe_promote`` for numbers: the dtype that holds NaN, and NaN."""
+    if dtype.kind in "iu":
+        dtype = np.dtype(np.float32 if dtype.itemsize <= 2 else np.float64)
+    return dtype, dtype.type(np.nan)
+
+
+class _Decoding:
+    """The CF decoding of a variable stored as ``stored`` with the attributes ``attrs``:
+    xarray's ``CFMaskCoder.decode`` (``_Unsigned``, then the fill values), then
+    ``CFScaleOffsetCoder.decode``, with the same dtypes and the same operations in the same
+    order, so the values agree bit for bit. ``dtype``: the decoded dtype."""
+
+    def __init__(self, stored: np.dtype, attrs: dict) -> None:
+        attrs = {k: _rebuilt(v) for k, v in attrs.items()}
+        dtype = stored
+        self.view: np.dtype | None = None  # _Unsigned: the stored bits reinterpreted
+        self.fills: set = set()
+        self.mask: tuple[np.dtype, Any] | None = None
+        raw_fills = {k: attrs[k] for k in ("missing_value", "_FillValue") if k in attrs}
+        for k in list(raw_fills):
+            kept = {fv for fv in np.ravel(raw_fills[k]) if not _is_nan(fv)}
+            if not kept and np.issubdtype(stored, np.integer):
+                del raw_fills[k]  # a NaN fill of integers: xarray drops it
+            else:
+                self.fills |= kept
+        unsigned = attrs.get("_Unsigned")
+        if unsigned is not None and dtype.kind in "iu":
+            fill = raw_fills.get("_FillValue")
+            if dtype.kind == "i" and unsigned == "true":
+                self.view = np.dtype(f"u{dtype.itemsize}")
+                if fill is not None:
+                    self.fills.discard(fill)
+                    self.fills.add(np.array(fill, dtype=dtype).view(self.view).item())
+            elif dtype.kind == "u" and unsigned == "false":
+                self.view = np.dtype(f"i{dtype.itemsize}")
+                if fill is not None:
+                    self.fills.discard(fill)
+                    self.fills.add(self.view.type(fill))
+            dtype = self.view or dtype
+        packed = "scale_factor" in attrs or "add_offset" in attrs
+        if self.fills:
+            if packed:
+                mask_dtype, nan = _choose_float_dtype(dtype, attrs), np.nan
+            else:
+                mask_dtype, nan = _promoted(dtype)
+            self.mask = (np.dtype(mask_dtype), nan)
+            dtype = np.dtype(mask_dtype)
+        self.scale: tuple[Any, Any, np.dtype] | None = None
+        if packed:
+            scale, offset = attrs.get("scale_factor"), attrs.get("add_offset")
+            if np.ndim(scale) > 0:
+                scale = np.asarray(scale).item()
+            if np.ndim(offset) > 0:
+                offset = np.asarray(offset).item()
+            if not raw_fills:
+                dtype = _choose_float_dtype(dtype, attrs)
+            self.scale = (scale, offset, np.dtype(dtype))
+        self.dtype = np.dtype(dtype)
+        self.active = self.view is not None or self.mask is not None or self.scale is not None
+
+    def __call__(self, data: np.ndarray) -> np.ndarray:
+        if self.view is not None:
+            data = np.asarray(data, dtype=self.view)
+        if self.mask is not None:
+            dtype, nan = self.mask
+            data = np.array(data, dtype=dtype, copy=True)
+            condition: Any = False
+            for fv in self.fills:
+                condition |= data == fv
+            data[condition] = nan
+        if self.scale is not None:
+            scale, offset, dtype = self.scale
+            data = data.astype(dtype=dtype, copy=True)
+            if scale is not None:
+                data *= scale
+            if offset is not None:
+                data += offset
+        return data
+
+
+def _is_nan(value: Any) -> bool:
+    try:
+        return bool(np.isnan(value))
+    except TypeError:
+        return False
+
+
+class _DecodedSource:
+    """Reads boxes of a NetCDF variable's raw values and decodes them (``_Decoding``)."""
+
+    copies = 4  # netCDF4's buffer and result, the decoded copy, the mask
+
+    def __init__(self, var: Any, decoding: _Decoding) -> None:
+        self.var, self.decoding = var, decoding
+
+    def read(self, box: Any, out: np.ndarray, at: Any) -> None:
+        raw = np.asarray(self.var[box] if box else self.var[...])
+        out[at] = self.decoding(raw)
+
+
 def _variable(ds: Any, name: str, path: str, func: str) -> Any:
     """The variable ``name`` (a path such as ``"group/var"`` is allowed), raw values."""
     try:
@@ -80,12 +246,14 @@ def _open(path: str, func: str) -> Any:
         raise FileNotFoundError(f"{func}: no file {path!r}")
     try:
         return _dataset_class(func)(path, "r")
+    except PermissionError as exc:
+        raise described(exc, func, path, "read") from exc
     except OSError as exc:
         raise OSError(f"{func}: cannot open {path!r} as a NetCDF file: {exc}") from None
 
 
 def _inspect(path: str, variable: str, func: str) -> dict:
-    with _open(path, func) as ds:
+    with _open(path, func) as ds, reading(func, path):
         var = _variable(ds, variable, path, func)
         try:
             dtype = np.dtype(var.dtype)
@@ -96,6 +264,7 @@ def _inspect(path: str, variable: str, func: str) -> dict:
             "shape": [int(n) for n in var.shape],
             "descr": np.lib.format.dtype_to_descr(dtype),
             "chunks": list(chunking) if isinstance(chunking, (list, tuple)) else None,
+            "attrs": _attributes(var) if dtype.kind in "iuf" else {},
         }
 
 
@@ -109,13 +278,21 @@ def load_netcdf(
     comm=None,
     chunk_bytes=None,
     progress=False,
+    mask_and_scale=True,
 ) -> _array.Array:
     """Load the variable ``variable`` of the NetCDF file ``path``, each rank reading only its
-    slab along ``split`` (``None``: the whole array on every rank). Values are as stored
-    (fill values unmasked, packed values not unscaled).
+    slab along ``split`` (``None``: the whole array on every rank).
 
-    ``dtype``, ``device``, ``comm``, ``chunk_bytes`` and ``progress`` are as for
-    ``load_npy``.
+    ``mask_and_scale=True`` (the default) decodes the values by the CF conventions as
+    ``xarray.open_dataset`` does: integers with ``_Unsigned`` reinterpreted, values equal to
+    ``_FillValue`` or ``missing_value`` set to NaN, ``scale_factor`` and ``add_offset``
+    applied; the dtype is the floating one xarray picks (``int16`` with ``float32`` factors:
+    ``float32``; a fill value alone: ``float32`` for integers of up to 16 bits, else
+    ``float64``). A variable without these attributes is read as stored.
+    ``mask_and_scale=False`` gives the values as stored.
+
+    ``dtype`` (a conversion of the decoded values), ``device``, ``comm``, ``chunk_bytes``
+    and ``progress`` are as for ``load_npy``.
 
     Communication: rank 0 reads the variable's metadata and broadcasts it (two broadcasts);
     one allgather agrees that every rank's read succeeded.
@@ -127,17 +304,24 @@ def load_netcdf(
     path = os.fspath(path)
     if not isinstance(variable, str) or not variable:
         raise TypeError(f"{func}: variable must be a non-empty str, got {variable!r}")
+    if not isinstance(mask_and_scale, bool):
+        raise TypeError(f"{func}: mask_and_scale must be a bool, got {mask_and_scale!r}")
     meta = from_root(lambda: _inspect(path, variable, func), comm)
     shape, stored = tuple(meta["shape"]), np.lib.format.descr_to_dtype(meta["descr"])
-    dt = load_dtype(stored, dtype, backend, func, f"the variable {variable!r}")
+    decoding = _Decoding(stored, meta["attrs"] if mask_and_scale else {})
+    dt = load_dtype(decoding.dtype, dtype, backend, func, f"the variable {variable!r}")
     layout = Layout.balanced(shape, check_split(split, len(shape), func), comm.size)
-    # netCDF4 builds each piece twice (a buffer, then the result): half-size pieces.
-    cell = cell_shape(shape, stored.itemsize, max(1, budget // 2), meta["chunks"])
+    # netCDF4 builds each piece twice (a buffer, then the result): half-size pieces; a
+    # decoded piece is held up to four times (those two, the decoded copy, its mask).
+    copies = _DecodedSource.copies if decoding.active else 2
+    itemsize = max(stored.itemsize, decoding.dtype.itemsize)
+    cell = cell_shape(shape, itemsize, max(1, budget // copies), meta["chunks"])
 
     @contextlib.contextmanager
     def opener():
         with _open(path, func) as ds:
-            yield SliceSource(_variable(ds, variable, path, func))
+            var = _variable(ds, variable, path, func)
+            yield _DecodedSource(var, decoding) if decoding.active else SliceSource(var)
 
     with Progress(progress, comm, math.prod(layout.local_shape(0)) * dt.itemsize, func) as bar:
         return read_array(opener, layout, dt, cell, comm, backend, dev, bar)
@@ -192,17 +376,18 @@ def save_netcdf(
             chunking = var.chunking() if hasattr(var, "chunking") else None
         return {"chunks": list(chunking) if isinstance(chunking, (list, tuple)) else None}
 
-    save = AtomicSave(path, func, comm, create)
     part = my_part(x.layout, comm.rank, comm.size, shared=False)
     writers = [my_part(x.layout, r, comm.size, shared=False) is not None for r in range(comm.size)]
     mine = volume(part[0]) * x.dtype.itemsize if part else 0
 
-    def write() -> None:
-        with Progress(progress, comm, mine, func) as bar, open_dataset(save.tmp, "a") as ds:
-            var = ds[variable]
-            if hasattr(var, "set_auto_maskandscale"):
-                var.set_auto_maskandscale(False)
-            write_part(var, x, part, budget, save.info["chunks"], bar)
+    with AtomicSave(path, func, comm, create) as save:
 
-    save.in_turns(writers, write)
-    save.finish()
+        def write() -> None:
+            with Progress(progress, comm, mine, func) as bar, open_dataset(save.tmp, "a") as ds:
+                var = ds[variable]
+                if hasattr(var, "set_auto_maskandscale"):
+                    var.set_auto_maskandscale(False)
+                write_part(var, x, part, budget, save.info["chunks"], bar)
+
+        save.in_turns(writers, write, mine)
+        save.finish()

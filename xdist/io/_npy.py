@@ -35,7 +35,7 @@ from .._ops.slabs import (
     runs,
 )
 from .._validation import check_array
-from ._files import AtomicSave, Progress, write_at
+from ._files import AtomicSave, Progress, reading, write_at
 
 __all__ = ["load_npy", "save_npy", "write_runs"]
 
@@ -51,7 +51,7 @@ def _read_header(path: str, func: str) -> dict:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{func}: no file {path!r}")
     fmt = np.lib.format
-    with open(path, "rb") as f:
+    with reading(func, path), open(path, "rb") as f:
         try:
             version = fmt.read_magic(f)
             if version == (1, 0):
@@ -153,7 +153,8 @@ def load_npy(
 
     @contextlib.contextmanager
     def opener():
-        source = _NpyFile(path, meta)
+        with reading(func, path):
+            source = _NpyFile(path, meta)
         try:
             yield source
         finally:
@@ -228,16 +229,16 @@ def save_npy(x, path, *, chunk_bytes=None, progress=False) -> None:
             f.write(header)
             f.truncate(total)
 
-    save = AtomicSave(path, func, comm, create)
     mine = volume(part[0]) * x.dtype.itemsize if part else 0
-    with save.part(), Progress(progress, comm, mine, func) as bar:
-        if part is not None:
-            box, origin = part
-            cell = cell_shape(x.shape, x.dtype.itemsize, budget)
-            fd = os.open(save.tmp, os.O_WRONLY)
-            try:
-                for piece, host in block_pieces(x.local, origin, box, cell, x.backend):
-                    bar.update(write_runs(fd, host, piece, x.shape, len(header)))
-            finally:
-                os.close(fd)
-    save.finish()
+    with AtomicSave(path, func, comm, create) as save:
+        with save.part(mine), Progress(progress, comm, mine, func) as bar:
+            if part is not None:
+                box, origin = part
+                cell = cell_shape(x.shape, x.dtype.itemsize, budget)
+                fd = os.open(save.tmp, os.O_WRONLY)
+                try:
+                    for piece, host in block_pieces(x.local, origin, box, cell, x.backend):
+                        bar.update(write_runs(fd, host, piece, x.shape, len(header)))
+                finally:
+                    os.close(fd)
+        save.finish()

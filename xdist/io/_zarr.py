@@ -40,7 +40,7 @@ from .._ops.slabs import (
     read_array,
 )
 from .._validation import check_array
-from ._files import AtomicSave, Progress, require
+from ._files import AtomicSave, Progress, described, require
 
 __all__ = ["load_zarr", "save_zarr"]
 
@@ -50,6 +50,8 @@ def _open(zarr: Any, path: str, func: str, mode: str = "r") -> Any:
         raise FileNotFoundError(f"{func}: no Zarr array at {path!r}")
     try:
         return zarr.open_array(path, mode=mode)
+    except (PermissionError, InterruptedError) as exc:
+        raise described(exc, func, path, "read") from exc
     except Exception as exc:  # zarr's own errors: a group, no metadata, bad metadata
         raise ValueError(f"{func}: {path!r} is not a Zarr array: {exc}") from None
 
@@ -158,21 +160,21 @@ def save_zarr(x, path, *, chunks=None, chunk_bytes=None, progress=False, **optio
         )
         return {"unit": [int(c) for c in (z.shards or z.chunks)]}
 
-    save = AtomicSave(path, func, comm, create, directory=True)
-    unit = save.info["unit"]
-    cell = cell_shape(x.shape, x.dtype.itemsize, budget, unit)
-    if x.split is None:
-        part = my_part(x.layout, comm.rank, comm.size, unit=unit[0] if unit else 1)
-        pieces = block_pieces(x.local, part[1], part[0], cell, x.backend) if part else iter(())
-        total = volume(part[0]) * x.dtype.itemsize if part else 0
-    else:
-        pieces, total = _split_pieces(x, unit, cell)
-    with save.part(), Progress(progress, comm, total, func) as bar:
-        z = _open(zarr, save.tmp, func, "r+")
-        for piece, host in pieces:
-            z[piece if piece else ...] = host
-            bar.update(host.nbytes)
-    save.finish()
+    with AtomicSave(path, func, comm, create, directory=True) as save:
+        unit = save.info["unit"]
+        cell = cell_shape(x.shape, x.dtype.itemsize, budget, unit)
+        if x.split is None:
+            part = my_part(x.layout, comm.rank, comm.size, unit=unit[0] if unit else 1)
+            pieces = block_pieces(x.local, part[1], part[0], cell, x.backend) if part else ()
+            total = volume(part[0]) * x.dtype.itemsize if part else 0
+        else:
+            pieces, total = _split_pieces(x, unit, cell)
+        with save.part(total), Progress(progress, comm, total, func) as bar:
+            z = _open(zarr, save.tmp, func, "r+")
+            for piece, host in pieces:
+                z[piece if piece else ...] = host
+                bar.update(host.nbytes)
+        save.finish()
 
 
 def _split_pieces(x: _array.Array, unit: list[int], cell: tuple[int, ...]):
