@@ -40,7 +40,8 @@ def shared_directory():
 def run_reference_examples() -> dict[str, tuple[BaseException | None, Counter]]:
     """Every entry's setup, then its code under ``count_collectives``: name -> (the error it
     raised or None, the collectives its code made). Run on every rank alike; settings at
-    their defaults (``check_replicated`` off, as users have it); printing silenced."""
+    their defaults but ``check_replicated`` off (the entries show what a call sends when the
+    data is trusted; their notes name the fingerprint's message); printing silenced."""
     results = {}
     with (
         shared_directory(),

@@ -470,8 +470,9 @@ def back_block(route: Route, block: Any, backend: Any, device: Any) -> Any:
 # constructor it guards (benchmarks/replicated_check.py).
 SAMPLE_ELEMENTS = 1024
 _LANES = 64
-_WEIGHTS = (np.arange(_LANES, dtype=np.uint64) * np.uint64(2) + np.uint64(1)) * np.uint64(
-    0x9E3779B97F4A7C15
+# Distinct odd 64-bit weights, one per word of a sample (up to 16 bytes an element).
+_WEIGHTS = (np.arange(2 * SAMPLE_ELEMENTS, dtype=np.uint64) * np.uint64(2) + np.uint64(1)) * (
+    np.uint64(0x9E3779B97F4A7C15)
 )
 _MASK64 = (1 << 64) - 1
 
@@ -495,15 +496,21 @@ def sample_key(shape: tuple[int, ...]) -> tuple[slice, ...] | None:
 
 
 def _fold(raw: np.ndarray) -> int:
-    """A 64-bit fingerprint of the bytes ``raw`` in one pass: the bytes as uint64 words, summed
-    (wrapping) in 64 lanes by position, the lanes weighted by distinct odd constants, with the
-    byte count, mixed by SplitMix64's finalizer."""
-    whole = raw.size // (8 * _LANES) * (8 * _LANES)
-    lanes = raw[:whole].view(np.uint64).reshape(-1, _LANES).sum(axis=0, dtype=np.uint64)
-    tail = np.zeros(8 * _LANES, np.uint8)
-    tail[: raw.size - whole] = raw[whole:]
-    lanes += tail.view(np.uint64)
-    h = (int((lanes * _WEIGHTS).sum(dtype=np.uint64)) + raw.size) & _MASK64
+    """A 64-bit fingerprint of the bytes ``raw`` in one pass: the bytes as uint64 words, each
+    weighted by a distinct odd constant (a sample: one wrapping dot product) or, for more
+    words than weights, summed (wrapping) in 64 lanes by position and the lanes weighted;
+    with the trailing bytes and the byte count, mixed by SplitMix64's finalizer."""
+    n = raw.size // 8
+    words = raw[: 8 * n].view(np.uint64)
+    if n <= _WEIGHTS.size:
+        h = int(np.dot(words, _WEIGHTS[:n]))
+    else:
+        whole = n // _LANES * _LANES
+        lanes = words[:whole].reshape(-1, _LANES).sum(axis=0, dtype=np.uint64)
+        lanes[: n - whole] += words[whole:]
+        h = int(np.dot(lanes, _WEIGHTS[:_LANES]))
+    h += int.from_bytes(raw[8 * n :].tobytes(), "little") * 0xD6E8FEB86659FD93 + raw.size
+    h &= _MASK64
     h = ((h ^ (h >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     h = ((h ^ (h >> 27)) * 0x94D049BB133111EB) & _MASK64
     return h ^ (h >> 31)
