@@ -50,7 +50,7 @@ def _open(zarr: Any, path: str, func: str, mode: str = "r") -> Any:
         raise FileNotFoundError(f"{func}: no Zarr array at {path!r}")
     try:
         return zarr.open_array(path, mode=mode)
-    except (PermissionError, InterruptedError) as exc:
+    except PermissionError as exc:
         raise described(exc, func, path, "read") from exc
     except Exception as exc:  # zarr's own errors: a group, no metadata, bad metadata
         raise ValueError(f"{func}: {path!r} is not a Zarr array: {exc}") from None
