@@ -10,7 +10,16 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers import SIZE, assert_equal, distribute, host, layout_id, layouts, random_array
+from helpers import (
+    COMM,
+    SIZE,
+    assert_equal,
+    distribute,
+    host,
+    layout_id,
+    layouts,
+    random_array,
+)
 from test_indexing import S, global_data, key_id
 
 import xdist
@@ -406,3 +415,76 @@ def test_sorted_replicated_indices_on_the_split_axis_keep_the_selection_split(co
             y = x[r, 1:]
         assert sent == Counter(allgatherv=1) and y.split is None
         assert_equal(y, want)
+
+
+SPREAD_KEYS = {
+    "permutation": lambda n: np.random.default_rng(1).permutation(n),
+    "with repeats": lambda n: np.random.default_rng(2).integers(-n, n, size=n + 3),
+    "2-D": lambda n: np.random.default_rng(3).integers(0, n, size=(3, 4)),
+    "empty": lambda n: np.zeros(0, dtype=np.int64),
+}
+
+
+@pytest.mark.parametrize("split", [0, 1])
+@pytest.mark.parametrize("make", list(SPREAD_KEYS.values()), ids=list(SPREAD_KEYS))
+@pytest.mark.parametrize("lay", ["balanced", "uneven"])
+def test_replicated_indices_on_the_split_axis_keep_the_result_split(make, split, lay):
+    """``train_test_split``, shuffled folds and bootstrap samples index the samples with a
+    replicated integer array in any order: the result is split along the first index axis
+    with balanced counts, and each rank receives its rows from their owners in one
+    ``alltoallv``, at most its own part of the result (no allgatherv of the selection)."""
+    shape = (9, 4) if split == 0 else (4, 9)
+    g = global_data(shape)
+    lay_counts = None if lay == "balanced" else layouts(shape)[-1 if split == 0 else -2][1]
+    x = distribute(g, split, lay_counts)
+    idx = make(9)
+    r = distribute(idx.astype(np.int64), None)
+    key = (r, slice(1, None)) if split == 0 else (slice(None), r)
+    with xdist.count_collectives() as sent, xdist.config_context(gather_warning_elements=0):
+        y = x[key]
+        if idx.ndim == 1:
+            t = xdist.take(x, r, axis=split)
+    want = g[idx, 1:] if split == 0 else g[:, idx]
+    assert_equal(y, want)
+    if idx.ndim == 1:
+        assert_equal(t, np.take(g, idx, axis=split))
+    if SIZE > 1 and idx.size:
+        axis = split  # the index axes stand where the split axis stood
+        assert y.split == axis
+        assert y.counts == xdist.Layout.balanced(y.shape, axis, SIZE).counts
+        assert sent == Counter(alltoallv=idx.ndim == 1 and 2 or 1), sent  # x[key], take
+        # each owner sends exactly the selected rows it holds that another rank's part needs
+        owners = x.layout.owners(idx.reshape(-1) % 9)
+        dest = np.repeat(np.arange(SIZE), np.array(y.counts) * (idx.size // idx.shape[0]))
+        rows = int(np.sum((owners == COMM.rank) & (dest != COMM.rank)))
+        widths = (3 if split == 0 else 4) + (4 if idx.ndim == 1 else 0)  # x[key], take's
+        assert sent.bytes["alltoallv"] == rows * widths * g.itemsize
+    bad = distribute(A([1, 99, 2]), None)
+    with pytest.raises(IndexError, match="out of bounds"):
+        with xdist.config_context(gather_warning_elements=0):
+            x[(bad,) if split == 0 else (slice(None), bad)]
+
+
+def test_replicated_indices_hold_about_two_blocks():
+    """Peak memory of ``x[idx]`` for a replicated permutation of the rows: about this rank's
+    block sent and its part of the result received, never the whole selection (measured by
+    tracemalloc, which NumPy reports its allocations to)."""
+    import tracemalloc
+
+    rows, cols = 6000, 64
+    g = np.random.default_rng(0).standard_normal((rows, cols))
+    x = distribute(g, 0)
+    r = distribute(np.random.default_rng(1).permutation(rows), None)
+    block = x.lshape[0] * cols * 8
+    index_bytes = rows * 8
+    tracemalloc.start()
+    try:
+        y = x[r]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert_equal(y, g[r.to_numpy()])
+    if SIZE > 1:
+        assert peak <= 2.2 * block + 6 * index_bytes, (peak, block)
+    if SIZE > 2:  # two blocks are less than the whole selection
+        assert peak < rows * cols * 8

@@ -209,10 +209,6 @@ def _op(name: str, call: Callable[[], object], data: float = 1.0, named: str = "
     return pytest.param(name, call, data, named, id=name, marks=marks)
 
 
-BY_REPLICATED_INDEX = (
-    "docs/architecture.md, indexing: integer indices replicated on every rank give a "
-    "replicated result, the selected elements on every rank"
-)
 SLAB = (
     "docs/architecture.md, indexing: an int on the split axis is one bcast; the slab it "
     "selects is the result, replicated on every rank"
@@ -264,7 +260,7 @@ OPERATIONS = [
     _op("integer on split axis", lambda: A["x"][5]),
     _op("integer on split axis, 3-D", lambda: A["x3"][2], named=SLAB),
     _op("integer array split", lambda: A["x"][A["idx"]]),
-    _op("integer array replicated", lambda: A["x"][IDX], named=BY_REPLICATED_INDEX),
+    _op("integer array replicated", lambda: A["x"][IDX]),
     _op("boolean mask", lambda: A["x"][A["mask"]]),
     _op("boolean mask across the split", lambda: A["x_cols"][A["mask"]]),
     _op("take", lambda: xdist.take(A["x"], A["idx"], axis=0)),
@@ -325,8 +321,26 @@ OPERATIONS = [
     _op("fft 1-D", lambda: fft.fft(A["v"]), data=2),
     _op("fft 1-D prime length", lambda: fft.fft(A["v"][:PRIME]), data=2),
     _op("fftshift", lambda: fft.fftshift(A["x"], axes=0)),
-    # leaving xdist
+    # NumPy's functions and ndarray methods on xdist arrays
+    _op("np.where scalars", lambda: np.where(A["x"] > 0, 1.0, 0)),
+    _op("np.where one argument", lambda: np.where(A["v"] > 0)),
+    _op("x.astype", lambda: A["x"].astype(np.float32)),
+    _op("x.sum split axis", lambda: A["x"].sum(axis=0)),
+    _op("x.std split axis", lambda: A["x"].std(axis=0, ddof=1)),
+    _op("x.argmax", lambda: A["x"].argmax()),
+    _op("x.cumsum flat", lambda: A["x"].cumsum()),
+    _op("x.reshape", lambda: A["x"].reshape(COLS, -1)),
+    _op("x.ravel", lambda: A["x_cols"].ravel()),
+    _op("x.transpose", lambda: A["x"].transpose()),
+    _op("x.clip", lambda: A["x"].clip(-1.0, 1.0)),
+    _op("x.dot", lambda: A["x"].dot(A["w"])),
+    _op("x.nonzero", lambda: (A["v"] > 0).nonzero()),
+    _op("x.item", lambda: A["x"].item(ROWS * COLS - 1)),
+    _op("x.fill", lambda: A["x"].copy().fill(2.0)),
+    # leaving xdist (a NumPy function without a distributed version: NumPy on gathered
+    # copies, with the warning above the threshold)
     _op("np.asarray", lambda: np.asarray(A["x"])),
+    _op("np.unique (no distributed version)", lambda: np.unique(A["rounded"])),
 ]
 
 WHOLE = ROWS * COLS * 8  # the bytes of the largest operands
@@ -352,8 +366,8 @@ def test_no_hidden_gather(name, call, data, named):
 
 @pytest.mark.parametrize(
     "call",
-    [lambda: xdist.resplit(A["x"], None), lambda: A["x"].to_numpy()],
-    ids=["resplit(x, None)", "to_numpy"],
+    [lambda: xdist.resplit(A["x"], None), lambda: A["x"].to_numpy(), lambda: A["x"].tolist()],
+    ids=["resplit(x, None)", "to_numpy", "tolist"],
 )
 def test_the_measure_sees_an_explicit_gather(call):
     """Gathers the user asks for are found by the measure and issue no warning."""

@@ -14,7 +14,9 @@ it. What travels:
   (``fetch``) or forward (``store``) in one more ``alltoallv``;
 - split along a coordinate axis, coordinates the same on every rank: ``fetch`` has each owner
   contribute what it holds to one ``allgatherv`` of the selected values (never of the
-  source); ``store`` has each owner write what it owns, no message.
+  source), and ``fetch_spread`` has each owner send every rank the values of the positions
+  that rank holds of a split result (one ``alltoallv``, no request: every rank knows every
+  coordinate); ``store`` has each owner write what it owns, no message.
 
 Routing (owners, orders, counts) is computed on host copies of the coordinates, which travel
 through MPI anyway; values are gathered and scattered with the backend's own indexing.
@@ -29,6 +31,7 @@ import numpy as np
 from .. import _array
 from .._movement.collectives import (
     allgather_block,
+    alltoallv_host,
     any_rank,
     back_block,
     forward_block,
@@ -151,6 +154,44 @@ def fetch(
         src._local, adv, block_coords(asked, offset, j, backend, src.device), backend
     )
     return back_block(route, vals, backend, src.device)
+
+
+def fetch_spread(
+    src: _array.Array, adv: tuple[int, ...], coords: list[Any], counts: tuple[int, ...]
+) -> Any:
+    """This rank's rows of ``src`` gathered at the coordinates ``coords`` (global indices
+    along the axes ``adv``, the same on every rank, in bounds; ``src`` split along one of
+    ``adv``) for a result split along its positions with ``counts`` (rank r holds the
+    ``counts[r]`` positions after those of the ranks before it): ``(counts[rank], *rest)``.
+
+    Every rank knows every coordinate, so there are no requests: each owner reads the rows
+    it holds and sends each rank those of its positions, in one ``alltoallv``; a rank
+    receives only its own rows. Memory: what this rank owns of the selection (sent) and its
+    part of the result (received), about one block each for a selection of the source's
+    size, however the positions are ordered."""
+    layout, comm, backend = src._layout, src._comm, src._backend
+    host = _host_coords(coords, backend)
+    j = adv.index(layout.split)  # type: ignore[arg-type]
+    owners = layout.owners(host[:, j])
+    dest = np.repeat(np.arange(comm.size), counts)
+    mine = np.nonzero(owners == comm.rank)[0]  # positions, ascending: grouped by destination
+    offset = layout.offsets[comm.rank]
+    vals = gather_local(
+        src._local, adv, block_coords(host[mine], offset, j, backend, src.device), backend
+    )
+    lo = sum(counts[: comm.rank])
+    held = owners[lo : lo + counts[comm.rank]]
+    rest = tuple(vals.shape[1:])
+    width = int(np.prod(rest, dtype=np.int64))
+    sendcounts = np.bincount(dest[mine], minlength=comm.size) * width
+    recvcounts = np.bincount(held, minlength=comm.size) * width
+    sent = backend.to_host(vals).reshape(-1)
+    del vals  # the sent rows are freed before the result is ordered: about two blocks held
+    got = alltoallv_host(sent, sendcounts, recvcounts, comm).reshape((-1, *rest))
+    del sent
+    out = np.empty_like(got)
+    out[np.argsort(held, kind="stable")] = got  # arrived grouped by owner, each in order
+    return backend.from_host(out, src.device)
 
 
 def store(

@@ -28,7 +28,14 @@ from .._config import get_config
 from .._layout import Layout
 from .._movement.broadcast import align_block, broadcast_shapes, output_layout
 from .basic import getitem_basic
-from .gather_scatter import block_coords, fetch, gather_local, normalize_block, store
+from .gather_scatter import (
+    block_coords,
+    fetch,
+    fetch_spread,
+    gather_local,
+    normalize_block,
+    store,
+)
 from .keys import (
     as_int,
     check_slice,
@@ -163,6 +170,8 @@ def gather(y: _array.Array, adv: tuple[int, ...], items: list, front: int, func:
     error = IndexError(f"{func}: an index is out of bounds for the shape {y.shape}")
     kept = _sorted_selection(y, adv, coords, target, bad, error)
     if kept is None:
+        kept = _spread_selection(y, adv, coords, target, bad, error)
+    if kept is None:
         vals = fetch(y, adv, coords, target.split is None, bad, error)
     else:
         vals, target = kept
@@ -219,6 +228,30 @@ def _sorted_selection(
     mine = host[owners == comm.rank][:, None]
     local = block_coords(mine, y._layout.offsets[comm.rank], 0, backend, y.device)
     return gather_local(y._local, adv, local, backend), Layout(target.shape, 0, counts)
+
+
+def _spread_selection(
+    y: _array.Array, adv: tuple[int, ...], coords: list, target: Layout, bad: bool, error
+) -> tuple[Any, Layout] | None:
+    """Replicated indices along the split axis (``train_test_split``'s, a shuffled fold's, a
+    bootstrap sample's) selecting more than ``gather_warning_elements``, in any order: the
+    result is split along the first index axis with balanced counts, each rank receiving
+    only its rows from their owners (``fetch_spread``: one ``alltoallv``), so data that
+    arrived split stays split and no rank holds more than about two blocks. A smaller
+    selection stays replicated (one small allgatherv, as ``_sorted_selection`` says).
+    Other indices: ``None``."""
+    comm = y._comm
+    if comm.size == 1 or target.split is not None or target.ndim == 0 or y.split not in adv:
+        return None
+    rest = math.prod(n for a, n in enumerate(y.shape) if a not in adv)
+    if math.prod(target.shape) * rest <= get_config().gather_warning_elements:
+        return None
+    if bad:  # replicated indices: every rank saw the same out-of-bounds index
+        raise error
+    layout = Layout.balanced(target.shape, 0, comm.size)
+    inner = math.prod(target.shape[1:])
+    counts = tuple(c * inner for c in layout.counts)
+    return fetch_spread(y, adv, coords, counts), layout
 
 
 # -- setitem -----------------------------------------------------------------------------------
