@@ -9,7 +9,17 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import BACKEND, assert_equal, distribute, layout_id, layouts, random_array
+from helpers import (
+    BACKEND,
+    SIZE,
+    assert_equal,
+    defaulted,
+    distribute,
+    layout_id,
+    layouts,
+    random_array,
+    without_gathers,
+)
 
 import xdist
 
@@ -73,10 +83,107 @@ def test_numpy_functions_dispatch_to_the_namespace(case, func, recwarn):
 
 
 def test_numpy_function_without_counterpart_warns_as_a_gather():
+    """Above ``gather_warning_elements``, a split argument of a NumPy function without a
+    distributed version warns as the gather it is (at one rank nothing moves: no warning)."""
     x = distribute(G, 0)
-    with pytest.warns(xdist.GatherWarning, match="np.percentile: xdist has no distributed"):
+    with (
+        xdist.config_context(gather_warning_elements=G.size - 1),
+        warnings.catch_warnings(record=True) as seen,
+    ):
+        warnings.simplefilter("always", xdist.GatherWarning)
         got = np.percentile(x, 30, axis=0)
+    warned = [str(w.message) for w in seen if issubclass(w.category, xdist.GatherWarning)]
+    assert len(warned) == (SIZE > 1), warned
+    assert all(m.startswith("np.percentile (xdist has no distributed version") for m in warned)
     np.testing.assert_allclose(got, np.percentile(G, 30, axis=0))
+
+
+@pytest.mark.parametrize("split", [None, 0])
+@pytest.mark.parametrize(
+    "func",
+    [
+        pytest.param(lambda a: np.unique(a), id="unique"),
+        pytest.param(lambda a: np.atleast_1d(a), id="atleast_1d"),
+        pytest.param(lambda a: np.empty_like(a).shape, id="empty_like"),
+        pytest.param(lambda a: np.percentile(a, 50), id="percentile"),
+    ],
+)
+def test_numpy_fallbacks_below_the_threshold_do_not_warn(func, split):
+    """A fallback gathers silently below ``gather_warning_elements`` (the default, 65536),
+    as every implicit gather does; a replicated argument moves nothing and never warns."""
+    g = np.array([3.0, 1.0, 3.0, 2.0])
+    x = distribute(g, split)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", xdist.GatherWarning)
+        got = func(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(func(g)))
+    if split is None:  # replicated: silent whatever the threshold
+        with xdist.config_context(gather_warning_elements=0), warnings.catch_warnings():
+            warnings.simplefilter("error", xdist.GatherWarning)
+            func(x)
+
+
+# 7 rows: uneven blocks at 3 ranks; 2 rows: an empty block.
+WHERE_CASES = [
+    pytest.param(rows, case, id=f"{rows}rows-{layout_id(case)}")
+    for rows in (7, 2)
+    for case in layouts((rows, 3))
+]
+
+
+@pytest.mark.parametrize("rows, case", WHERE_CASES)
+@pytest.mark.parametrize(
+    "func, default",
+    [
+        pytest.param(lambda c, a, h: np.where(c, 1, 0), False, id="cond,int,int"),
+        pytest.param(lambda c, a, h: np.where(c, 1.0, 0), True, id="cond,float,int"),
+        pytest.param(lambda c, a, h: np.where(c, True, False), False, id="cond,bool,bool"),
+        pytest.param(lambda c, a, h: np.where(a, 1, 0), False, id="float-cond,int,int"),
+        pytest.param(lambda c, a, h: np.where(c, a, 0.5), False, id="cond,x,scalar"),
+        pytest.param(lambda c, a, h: np.where(c, -1.0, a), False, id="cond,scalar,x"),
+        pytest.param(lambda c, a, h: np.where(c, a, h), False, id="cond,x,ndarray"),
+        pytest.param(lambda c, a, h: np.where(c, h, -a), False, id="cond,ndarray,x"),
+        pytest.param(lambda c, a, h: np.where(h > 0, a, 0.0), False, id="ndarray-cond,x,0.0"),
+    ],
+)
+def test_where_with_scalars_and_arrays(rows, case, func, default):
+    """``np.where`` on an xdist condition with Python scalars (SciPy's
+    ``distance_transform_edt`` calls ``np.where(cond, 1, 0)``), arrays and NumPy operands:
+    NumPy's values and dtype (floats from two Python scalars: the default real floating
+    dtype), results of split inputs split like them, and no gather."""
+    g, h = G[:rows], H[:rows]
+    x = distribute(g, *case)
+    got = without_gathers(func, x > 0, x, h)
+    expected = func(g > 0, g, h)
+    assert_equal(got, defaulted(expected) if default else expected)
+    assert got.layout == x.layout, (got.layout, x.layout)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize(
+    "condition",
+    [
+        pytest.param(lambda a: a > 0, id="bool"),
+        pytest.param(lambda a: a, id="float"),
+        pytest.param(lambda a: a[:, 0] > 0, id="1-D"),
+    ],
+)
+def test_where_one_argument_is_nonzero(case, condition):
+    """``np.where(c)`` is ``np.nonzero(c)``: a tuple of index arrays, NumPy's values at every
+    rank count, split along their only axis when ``c`` is split (nothing gathered)."""
+    c = condition(distribute(G, *case))
+    got = without_gathers(np.where, c)
+    expected = np.where(condition(G))
+    assert isinstance(got, tuple) and len(got) == len(expected)
+    for a, b in zip(got, expected):
+        assert_equal(a, b)
+        assert a.split == (None if c.split is None else 0), (a.split, c.split)
+
+
+def test_where_refuses_a_wrong_number_of_arguments():
+    x = distribute(G, 0)
+    with pytest.raises(TypeError, match="np.where: takes the condition alone or with x and y"):
+        np.where(x > 0, x)
 
 
 @pytest.mark.parametrize(

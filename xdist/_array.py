@@ -498,11 +498,6 @@ class Array:
     def __abs__(self) -> Array:
         return OPERATORS["abs"](self)
 
-    def round(self, decimals: int = 0) -> Array:
-        """NumPy's ``ndarray.round`` (beyond the standard): ``xdist.around(self, decimals)``,
-        elementwise (xarray's ``DataArray.round(decimals)`` calls it)."""
-        return OPERATORS["around"](self, decimals)
-
     def __neg__(self) -> Array:
         return OPERATORS["negative"](self)
 
@@ -511,6 +506,242 @@ class Array:
 
     def __invert__(self) -> Array:
         return OPERATORS["bitwise_invert"](self)
+
+    # -- NumPy's methods (beyond the standard) -----------------------------------------------
+    # ``x.sum(...)`` is ``np.sum(x, ...)``, as NumPy defines its methods: each is NumPy's
+    # function of the same name, dispatched as NumPy dispatches it (``__array_function__``,
+    # xdist/_numpy_interop.py) to the namespace's function, so code written for NumPy arrays
+    # or Torch tensors (scikit-learn's ``_logsumexp`` calls ``.astype`` on the result of a NumPy
+    # function) runs on xdist arrays. ``out=`` and the other arguments xdist does not take
+    # raise a TypeError naming them, before any message.
+    def _numpy(self, func: Any, *args: Any, **kwargs: Any) -> Any:
+        return OPERATORS["__array_function__"](self, func, (Array,), (self, *args), kwargs)
+
+    def astype(
+        self,
+        dtype: Any,
+        order: str = "K",
+        casting: str = "unsafe",
+        subok: bool = True,
+        copy: bool = True,
+    ) -> Array:
+        """NumPy's ``ndarray.astype``: the standard's ``astype`` with the dtype in any of
+        NumPy's spellings (``np.float32``, ``"float32"``, ``float``: float64, as in NumPy).
+        Communication: none (each rank converts its block)."""
+        _refuse_args(
+            "astype",
+            order=None if order == "K" else order,
+            casting=None if casting == "unsafe" else casting,
+            subok=None if subok is True else subok,
+        )
+        try:
+            target = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"Array.astype: dtype={dtype!r} is not a dtype") from None
+        if target not in ALL_DTYPES:
+            raise TypeError(f"Array.astype: dtype={dtype!r} ({target}) is not a standard dtype")
+        return self.__array_namespace__().astype(self, target, copy=bool(copy))
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+        """``np.sum(self, ...)``: one allreduce over the split axis, none otherwise."""
+        _refuse_args("sum", out=out, initial=initial, where=None if where is True else where)
+        return self._numpy(np.sum, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+        """``np.prod(self, ...)``: one allreduce over the split axis, none otherwise."""
+        _refuse_args("prod", out=out, initial=initial, where=None if where is True else where)
+        return self._numpy(np.prod, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+        """``np.mean(self, ...)`` (booleans and integers in the default real floating dtype,
+        as NumPy gives float64): one allreduce over the split axis, none otherwise."""
+        _refuse_args("mean", out=out, where=None if where is True else where)
+        return self._numpy(np.mean, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False, initial=None, where=True):
+        """``np.max(self, ...)``: one allreduce over the split axis, none otherwise."""
+        _refuse_args("max", out=out, initial=initial, where=None if where is True else where)
+        return self._numpy(np.max, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False, initial=None, where=True):
+        """``np.min(self, ...)``: one allreduce over the split axis, none otherwise."""
+        _refuse_args("min", out=out, initial=initial, where=None if where is True else where)
+        return self._numpy(np.min, axis=axis, keepdims=keepdims)
+
+    def std(
+        self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None
+    ):
+        """``np.std(self, ...)`` with NumPy's ``ddof``: one allreduce of the blocks' moments
+        over the split axis, none otherwise."""
+        _refuse_args("std", out=out, where=None if where is True else where, mean=mean)
+        return self._numpy(np.std, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+
+    def var(
+        self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None
+    ):
+        """``np.var(self, ...)`` with NumPy's ``ddof``: one allreduce of the blocks' moments
+        over the split axis, none otherwise."""
+        _refuse_args("var", out=out, where=None if where is True else where, mean=mean)
+        return self._numpy(np.var, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False, *, where=True):
+        """``np.any(self, ...)``: one allreduce over the split axis, none otherwise."""
+        _refuse_args("any", out=out, where=None if where is True else where)
+        return self._numpy(np.any, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False, *, where=True):
+        """``np.all(self, ...)``: one allreduce over the split axis, none otherwise."""
+        _refuse_args("all", out=out, where=None if where is True else where)
+        return self._numpy(np.all, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        """``np.argmax(self, ...)`` (``axis=None``: the index into the flattened array): one
+        allreduce of (value, index) pairs over the split axis, none otherwise."""
+        _refuse_args("argmax", out=out)
+        return self._numpy(np.argmax, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        """``np.argmin(self, ...)`` (``axis=None``: the index into the flattened array): one
+        allreduce of (value, index) pairs over the split axis, none otherwise."""
+        _refuse_args("argmin", out=out)
+        return self._numpy(np.argmin, axis=axis, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        """``np.cumsum(self, ...)`` (``axis=None``: of the flattened array): one exscan of the
+        blocks' totals along the split axis, none along another."""
+        _refuse_args("cumsum", out=out)
+        return self._numpy(np.cumsum, axis=axis, dtype=dtype)
+
+    def reshape(self, *shape: Any, order: str = "C", copy: bool | None = None) -> Array:
+        """``np.reshape(self, shape)``, the shape given as a tuple or as integers
+        (``x.reshape(3, -1)``), a view where NumPy gives one (``xdist.reshape``)."""
+        if not shape:
+            raise TypeError("Array.reshape: takes the new shape, got no arguments")
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        _refuse_args("reshape", order=None if order == "C" else order)
+        return self._numpy(np.reshape, tuple(shape), copy=copy)
+
+    def ravel(self, order: str = "C") -> Array:
+        """``np.ravel(self)``: the 1-D array, a view where NumPy gives one."""
+        _refuse_args("ravel", order=None if order == "C" else order)
+        return self._numpy(np.ravel)
+
+    def flatten(self, order: str = "C") -> Array:
+        """NumPy's ``ndarray.flatten``: a 1-D copy (``xdist.reshape(self, (-1,), copy=True)``)."""
+        _refuse_args("flatten", order=None if order == "C" else order)
+        return self.__array_namespace__().reshape(self, (-1,), copy=True)
+
+    def copy(self, order: str = "C") -> Array:
+        """NumPy's ``ndarray.copy``: a copy of every block, the same layout; no message."""
+        _refuse_args("copy", order=None if order in ("C", "K", "A") else order)
+        return self.__copy__()
+
+    def transpose(self, *axes: Any) -> Array:
+        """NumPy's ``ndarray.transpose``: the axes reversed (no argument, or ``None``), or in
+        the order given as a tuple or as integers. No message: the split axis moves with its
+        data."""
+        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], (int, np.integer))):
+            axes = axes[0]
+        return self._numpy(np.transpose, None if axes in (None, ()) else tuple(axes))
+
+    def squeeze(self, axis=None) -> Array:
+        """``np.squeeze(self, axis)``: every axis of length one when ``axis`` is None."""
+        return self._numpy(np.squeeze, axis=axis)
+
+    def clip(self, min=None, max=None, out=None) -> Array:
+        """``np.clip(self, min, max)``: elementwise, no message."""
+        _refuse_args("clip", out=out)
+        return self._numpy(np.clip, min, max)
+
+    def round(self, decimals: int = 0, out=None) -> Array:
+        """NumPy's ``ndarray.round``: ``xdist.around(self, decimals)``, elementwise (xarray's
+        ``DataArray.round(decimals)`` calls it)."""
+        _refuse_args("round", out=out)
+        return OPERATORS["around"](self, decimals)
+
+    def dot(self, b: Any, out=None) -> Array:
+        """``np.dot(self, b)``: ``matmul`` of 1-D and 2-D arrays, a product with a scalar,
+        the sum over the last axis of ``self`` and the second-to-last of ``b`` otherwise."""
+        _refuse_args("dot", out=out)
+        return self._numpy(np.dot, b)
+
+    def nonzero(self) -> tuple[Array, ...]:
+        """``xdist.nonzero(self)``: a tuple of index arrays, split as the nonzero elements
+        fall (one small allgather of counts)."""
+        return self._numpy(np.nonzero)
+
+    def item(self, *args: Any) -> Any:
+        """NumPy's ``ndarray.item``: one element as a Python scalar, the same on every rank
+        (collective: one bcast from the rank that holds it, none when every rank does).
+        No argument: the array must have one element; one int: an index into the flattened
+        array; one int per axis (or their tuple): that element."""
+        if len(args) == 1 and isinstance(args[0], tuple):
+            args = args[0]
+        if not args:
+            if self.size != 1:
+                raise ValueError(
+                    "Array.item: can only convert an array of size 1 to a Python scalar, got "
+                    f"shape {self.shape}"
+                )
+            return _scalar_value(self, "Array.item")
+        for i in args:
+            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+                raise TypeError(f"Array.item: the indices must be integers, got {args!r}")
+        if len(args) == 1 and self.ndim != 1:
+            (flat,) = args
+            if not -self.size <= flat < self.size:
+                raise IndexError(f"Array.item: index {flat} is out of bounds for size {self.size}")
+            args = tuple(int(i) for i in np.unravel_index(flat % self.size, self.shape))
+        elif len(args) != self.ndim:
+            raise ValueError(
+                f"Array.item: incorrect number of indices for an array of {self.ndim} "
+                f"dimensions, got {args!r}"
+            )
+        return _scalar_value(self[tuple(int(i) for i in args)], "Array.item")
+
+    def tolist(self) -> Any:
+        """NumPy's ``ndarray.tolist``: the whole array as nested Python lists (a Python scalar
+        for a 0-d array), the same on every rank. Collective, and a gather: one allgatherv
+        brings the whole array to every rank, then Python objects of every element (several
+        times the array's memory on every rank); meant for small arrays."""
+        return self.to_numpy().tolist()
+
+    def fill(self, value: Any) -> None:
+        """NumPy's ``ndarray.fill``: every element set to the scalar ``value``, converted to
+        the array's dtype as NumPy converts it. Each rank writes its own block (no message);
+        the value must be the same on every rank."""
+        scalar = value.item() if isinstance(value, Array) and value.size == 1 else value
+        if isinstance(scalar, Array) or np.ndim(scalar) != 0:
+            raise ValueError(
+                f"Array.fill: value must be a scalar, got shape {np.shape(scalar)}"
+                if not isinstance(scalar, Array)
+                else f"Array.fill: value must be a scalar, got an array of shape {scalar.shape}"
+            )
+        try:
+            converted = np.asarray(scalar).astype(self.dtype)
+        except (TypeError, ValueError) as err:
+            raise type(err)(
+                f"Array.fill: value {value!r} cannot be a {self.dtype}: {err}"
+            ) from None
+        self[...] = converted.item()  # a Python scalar of the array's kind
+
+
+def _refuse_args(method: str, **given: Any) -> None:
+    """A TypeError naming the arguments of NumPy's ``ndarray.method`` that xdist does not
+    take (each given as its value, or None when left at NumPy's default)."""
+    used = [
+        f"{k}={type(v).__name__ if hasattr(v, 'shape') else repr(v)}"
+        for k, v in given.items()
+        if v is not None
+    ]
+    if used:
+        hint = (
+            " (xdist returns new arrays: assign the result, or write it in with x[...] = r)"
+            if given.get("out") is not None
+            else ""
+        )
+        raise TypeError(f"Array.{method}: {', '.join(used)} not supported on xdist arrays{hint}")
 
 
 def wrap_block(local: Any, layout: Layout, like: Array) -> Array:

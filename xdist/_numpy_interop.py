@@ -8,8 +8,9 @@
 - NumPy's ufuncs on xdist arrays (``np.exp(x)``, ``np.add(a, x)``) dispatch to the
   namespace's function of the same meaning (``__array_ufunc__``); NumPy functions with a
   counterpart (``np.mean(x, axis=0)``, ``np.std(x, ddof=1)``, ``np.concatenate``, ...) dispatch
-  to it (``__array_function__``). Anything else gathers the xdist arguments (``np.asarray``, with
-  its ``GatherWarning``) and runs NumPy on the gathered copies.
+  to it (``__array_function__``). Anything else gathers the xdist arguments and runs NumPy on
+  the gathered copies, with a ``GatherWarning`` for each split argument above
+  ``gather_warning_elements`` (as ``np.asarray`` warns).
 - Torch functions and tensor operators on xdist arrays of the Torch backend dispatch the same
   way (``__torch_function__``); anything else raises a TypeError naming the function.
 
@@ -20,13 +21,12 @@ the operator table's ``__array_namespace__`` entry.
 from __future__ import annotations
 
 import types
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ._array import OPERATORS, Array, replicated_operand
-from ._movement.gathers import GatherWarning
+from ._movement.gathers import warn_gather
 
 __all__ = ["array_ufunc", "array_function", "torch_function"]
 
@@ -102,10 +102,36 @@ def array_ufunc(x: Array, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: 
     return func(*_operands(inputs, x))
 
 
+def _dtype(name: str, dtype: Any) -> Any:
+    """A NumPy spelling of a dtype (``float``, ``"float32"``, ``np.float32``) as the dtype."""
+    if dtype is None:
+        return None
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"np.{name} on xdist arrays: dtype={dtype!r} is not a dtype") from None
+
+
+def _floating(name: str, a: Any, dtype: Any) -> Any:
+    """``a`` as NumPy's mean, var and std compute it: in ``dtype`` when given, booleans and
+    integers in the default real floating dtype (NumPy's float64; the backend's default,
+    float32 under Torch), floating and complex arrays as they are."""
+    ns = _namespace()
+    if dtype is not None:
+        return ns.astype(a, _dtype(name, dtype), copy=False)
+    if a.dtype.kind in "biu":
+        default = ns.__array_namespace_info__().default_dtypes(device=a.device)
+        return ns.astype(a, default["real floating"])
+    return a
+
+
 def _reduction(name: str):
     def call(a, axis=None, dtype=None, out=None, keepdims=False, **extra):
         _refuse(name, out=out, **extra)
+        if name == "mean":
+            return _namespace().mean(_floating(name, a, dtype), axis=axis, keepdims=keepdims)
         if dtype is not None and name in ("sum", "prod", "cumulative_sum", "cumulative_prod"):
+            dtype = _dtype(name, dtype)
             return getattr(_namespace(), name)(a, axis=axis, dtype=dtype, keepdims=keepdims)
         _refuse(name, dtype=dtype)
         return getattr(_namespace(), name)(a, axis=axis, keepdims=keepdims)
@@ -114,15 +140,28 @@ def _reduction(name: str):
 
 
 def _moment(name: str):
-    def call(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **extra):
-        _refuse(name, dtype=dtype, out=out, **extra)
+    def call(
+        a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None, **extra
+    ):
+        _refuse(name, out=out, **extra)
+        if correction is not None:
+            if ddof != 0:
+                raise ValueError(f"np.{name}: ddof and correction are the same; give one of them")
+            ddof = correction
+        a = _floating(name, a, dtype)
         return getattr(_namespace(), name)(a, axis=axis, correction=ddof, keepdims=keepdims)
 
     return call
 
 
 def _refuse(name: str, **given: Any) -> None:
-    used = sorted(k for k, v in given.items() if v is not None and v is not np._NoValue)
+    """A TypeError naming the arguments of ``np.name`` that xdist does not take (``where=``
+    is taken at its default, ``True``)."""
+    used = sorted(
+        k
+        for k, v in given.items()
+        if v is not None and v is not np._NoValue and not (k == "where" and v is True)
+    )
     if used:
         raise TypeError(f"np.{name} on xdist arrays: {used} not supported")
 
@@ -133,7 +172,7 @@ def _cumulative(name: str):
         if axis is None:
             a = _namespace().reshape(a, (-1,))
             axis = 0
-        return getattr(_namespace(), name)(a, axis=axis, dtype=dtype)
+        return getattr(_namespace(), name)(a, axis=axis, dtype=_dtype(name, dtype))
 
     return call
 
@@ -180,6 +219,66 @@ def _quantile(name: str):
     return call
 
 
+def _where(condition: Any, *values: Any) -> Any:
+    """NumPy's ``where``: ``where(condition)`` is ``nonzero(condition)`` (a tuple of index
+    arrays); ``where(condition, x, y)`` picks elementwise, the condition taken for its truth
+    (nonzero, as NumPy does) and two Python scalars made an array of NumPy's dtype for them
+    (``where(c, 1, 0)``: the default integer; floats: the default real floating dtype)."""
+    ns = _namespace()
+    if len(values) not in (0, 2):
+        raise TypeError(
+            f"np.where: takes the condition alone or with x and y, got {1 + len(values)} arguments"
+        )
+    like = _like((condition, *values))
+    if not isinstance(condition, Array):
+        condition = replicated_operand(like, np.asarray(condition), "np.where")
+    if not values:
+        return ns.nonzero(condition)
+    if condition.dtype != np.bool_:
+        condition = ns.astype(condition, np.dtype(bool))
+    x, y = values
+    if not isinstance(x, Array) and not isinstance(y, Array):
+        for name, v in (("x", x), ("y", y)):
+            if not isinstance(v, (bool, int, float, complex)):
+                raise TypeError(
+                    f"np.where: {name} must be an array or a Python scalar, got {type(v).__name__}"
+                )
+        dtype = np.result_type(x, y)  # NumPy's dtype for two Python scalars
+        defaults = ns.__array_namespace_info__().default_dtypes(device=condition.device)
+        kind = {"f": "real floating", "c": "complex floating", "i": "integral"}.get(dtype.kind)
+        if kind is not None:
+            dtype = defaults[kind]
+        x = replicated_operand(condition, np.asarray(x, dtype=dtype), "np.where")
+    return ns.where(condition, x, y)
+
+
+def _dot(a: Any, b: Any, out: Any = None) -> Any:
+    """NumPy's ``dot``: a product with a scalar or 0-d array, ``matmul`` of 1-D and 2-D
+    arrays, and otherwise the sum over the last axis of ``a`` and the second-to-last of ``b``
+    (``tensordot``)."""
+    _refuse("dot", out=out)
+    if not (isinstance(a, Array) and isinstance(b, Array)) or a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if a.ndim <= 2 and b.ndim <= 2:
+        return _namespace().matmul(a, b)
+    return _namespace().tensordot(a, b, axes=([a.ndim - 1], [max(b.ndim - 2, 0)]))
+
+
+def _flat(name: str):
+    """NumPy's ``ravel`` (a view where NumPy has one) and ``ndarray.flatten`` (a copy)."""
+
+    def call(a, order="C"):
+        _refuse(name, order=None if order == "C" else order)
+        return _namespace().reshape(a, (-1,), copy=True if name == "flatten" else None)
+
+    return call
+
+
+def _astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
+    """NumPy's ``astype``: the dtype in any of NumPy's spellings."""
+    return _namespace().astype(x, _dtype("astype", dtype), copy=copy, device=device)
+
+
 def _functions() -> dict:
     ns = lambda name: lambda *a, **k: getattr(_namespace(), name)(*a, **k)  # noqa: E731
     table = {
@@ -204,14 +303,15 @@ def _functions() -> dict:
         ),
         np.concatenate: lambda arrays, axis=0: _namespace().concat(list(arrays), axis=axis),
         np.stack: lambda arrays, axis=0: _namespace().stack(list(arrays), axis=axis),
-        np.reshape: lambda a, shape, /, order="C", **k: (
+        np.reshape: lambda a, shape=None, /, order="C", *, copy=None, **k: (
             _refuse("reshape", order=None if order == "C" else order)
-            or _namespace().reshape(a, k.get("newshape", shape))
+            or _namespace().reshape(a, k.get("newshape", shape), copy=copy)
         ),
+        np.ravel: _flat("ravel"),
         np.transpose: lambda a, axes=None: _namespace().permute_dims(
             a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes)
         ),
-        np.where: lambda condition, x, y: _namespace().where(condition, x, y),
+        np.where: _where,
         np.clip: lambda a, a_min=None, a_max=None: _namespace().clip(a, a_min, a_max),
         np.sort: lambda a, axis=-1: _namespace().sort(a, axis=axis),
         np.argsort: lambda a, axis=-1: _namespace().argsort(a, axis=axis),
@@ -233,7 +333,7 @@ def _functions() -> dict:
         np.broadcast_to: lambda a, shape: _namespace().broadcast_to(a, tuple(shape)),
         np.diff: lambda a, n=1, axis=-1: _namespace().diff(a, n=n, axis=axis),
         np.matmul: ns("matmul"),
-        np.dot: lambda a, b: _namespace().matmul(a, b),
+        np.dot: _dot,
         np.copy: lambda a, **k: a.__copy__(),
         np.shape: lambda a: a.shape,
         np.ndim: lambda a: a.ndim,
@@ -266,9 +366,10 @@ def _functions() -> dict:
         np.nanmedian: lambda a, axis=None, out=None, overwrite_input=False, keepdims=False: (
             _refuse("nanmedian", out=out) or _namespace().nanmedian(a, axis=axis, keepdims=keepdims)
         ),
+        getattr(np, "astype", None): _astype,  # NumPy >= 2.1
         np.isclose: None,  # falls back: NumPy's tolerance semantics, on the gathered copies
     }
-    return {k: v for k, v in table.items() if v is not None}
+    return {k: v for k, v in table.items() if k is not None and v is not None}
 
 
 _FUNCTIONS: dict = {}
@@ -282,15 +383,17 @@ def array_function(x: Array, func: Any, types: Any, args: tuple, kwargs: dict) -
     if impl is not None:
         return impl(*_operands(args, x), **kwargs)
     name = getattr(func, "__name__", repr(func))
-    warnings.warn(
-        f"np.{name}: xdist has no distributed version; the xdist arguments are gathered whole "
-        "on every rank (np.asarray) and NumPy runs on the copies",
-        GatherWarning,
-        stacklevel=3,
-    )
 
     def host(v: Any) -> Any:
         if isinstance(v, Array):
+            # Above gather_warning_elements, a split array warns (a replicated one, or one
+            # rank, moves nothing and never warns): the threshold of every implicit gather.
+            warn_gather(
+                f"np.{name} (xdist has no distributed version; NumPy runs on gathered copies)",
+                v._layout,
+                v.dtype,
+                v._comm,
+            )
             return v.to_numpy()
         if isinstance(v, (list, tuple)):
             return type(v)(host(i) for i in v)

@@ -810,6 +810,78 @@ _add(
     sends={"allgatherv": 1},
 )
 
+# NumPy's ndarray methods (beyond the standard): each is NumPy's function of the same name
+# dispatched to the namespace, so it communicates as that function does.
+_NUMPY_METHOD = "NumPy's ``ndarray.{name}`` (beyond the standard). "
+for _m, _comm, _code, _sends in (
+    ("astype", LOCAL, "y = x.astype(np.float32)  # also x.astype('float32'), x.astype(float)", {}),
+    ("sum", REDUCTION, "col = x.sum(axis=0)", {"allreduce": 1}),
+    ("prod", REDUCTION, "col = x.prod(axis=0)", {"allreduce": 1}),
+    ("mean", REDUCTION, "col = x.mean(axis=0)", {"allreduce": 1}),
+    ("max", REDUCTION, "col = x.max(axis=0)", {"allreduce": 1}),
+    ("min", REDUCTION, "col = x.min(axis=0)", {"allreduce": 1}),
+    ("std", REFERENCE["xdist.std"].comm, "s = x.std(axis=0, ddof=1)", {"allreduce": 1}),
+    ("var", REFERENCE["xdist.var"].comm, "s = x.var(axis=0, ddof=1)", {"allreduce": 1}),
+    ("any", REDUCTION, "ok = (x > 0.0).any(axis=0)", {"allreduce": 1}),
+    ("all", REDUCTION, "ok = (x > 0.0).all(axis=0)", {"allreduce": 1}),
+    ("argmax", REFERENCE["xdist.argmax"].comm, "k = x.argmax(axis=0)", {"allreduce": 1}),
+    ("argmin", REFERENCE["xdist.argmin"].comm, "k = x.argmin(axis=0)", {"allreduce": 1}),
+    (
+        "cumsum",
+        REFERENCE["xdist.cumulative_sum"].comm + " ``axis=None`` flattens first (a reshape).",
+        "c = x.cumsum(axis=0)",
+        {"exscan": 1},
+    ),
+    ("reshape", REFERENCE["xdist.reshape"].comm, "y = x.reshape(4, 3, 1)  # or ((4, 3, 1))", {}),
+    ("ravel", REFERENCE["xdist.reshape"].comm, "y = x.ravel()  # split along its one axis", {}),
+    ("flatten", REFERENCE["xdist.reshape"].comm + " Always a copy.", "y = x.flatten()", {}),
+    ("copy", "None: each rank copies its block; the layout is kept.", "y = x.copy()", {}),
+    (
+        "transpose",
+        "None: each rank transposes its block; the split axis moves with its data.",
+        "y = x.transpose()  # or x.transpose(1, 0), x.transpose((1, 0))",
+        {},
+    ),
+    ("squeeze", REFERENCE["xdist.squeeze"].comm, "y = x.reshape(4, 1, 3).squeeze()", {}),
+    ("clip", ELEMENTWISE, "y = x.clip(1.0, 5.0)", {}),
+    (
+        "dot",
+        REFERENCE["xdist.matmul"].comm,
+        "g = x.T.dot(x)  # (3, 3), replicated",
+        {"allreduce": 1},
+    ),
+    (
+        "nonzero",
+        REFERENCE["xdist.nonzero"].comm,
+        "rows, cols = (x > 5.0).nonzero()",
+        {"allgather": 1},
+    ),
+    (
+        "item",
+        "One bcast of the element from the rank that holds it (none when every rank does): "
+        "the same Python scalar on every rank. ``x.item()`` needs one element; ``x.item(k)`` "
+        "takes a flat index, ``x.item(i, j)`` one index per axis.",
+        "v = x.item(4)  # 4.0 on every rank",
+        {"bcast": 1},
+    ),
+    (
+        "tolist",
+        "A gather: one allgatherv brings the whole array to every rank, then a Python object "
+        "per element (several times the array's memory on every rank; for small arrays). "
+        "The same nested lists on every rank.",
+        "rows = x.tolist()",
+        {"allgatherv": 1},
+    ),
+    (
+        "fill",
+        "None: each rank writes its own block (the scalar, converted to the array's dtype as "
+        "NumPy converts it, must be the same on every rank).",
+        "x.fill(0.0)",
+        {},
+    ),
+):
+    _add(f"xdist.Array.{_m}", _NUMPY_METHOD.format(name=_m) + _comm, _code, sends=_sends)
+
 # -- Layout ------------------------------------------------------------------------------------
 _LAYOUT = "None: arithmetic on the layout, the same on every rank."
 for _m, _code in (
