@@ -52,7 +52,7 @@ def _matmul(x1: Any, x2: Any, /) -> Any:
 
 
 # array-api-compat's numpy namespace with the standard's special values where NumPy's differ
-# (standard_semantics: floor_divide with infinities, complex expm1 and tanh), and ``matmul``
+# (standard_semantics: floor_divide with infinities, complex expm1, tan and tanh), and ``matmul``
 # as above.
 _NAMESPACE = corrected_namespace(f"{__name__}.namespace", xp_numpy)
 _NAMESPACE.matmul = _matmul  # type: ignore[attr-defined]

@@ -8,14 +8,18 @@ NumPy 2.4 and Torch 2.13 alike (and so array-api-strict, which calls NumPy):
   ``-1 // inf`` is ``-1.0``); the standard prefers ``floor(x1 / x2)`` (``+inf``, ``-0``)
   and only tolerates Python's values;
 - complex ``expm1`` at infinities and NaN misses the standard's special cases (NumPy's
-  ``expm1(inf + 0j)`` is ``inf + nan j``, the standard's ``inf + 0j``);
+  ``expm1(inf + 0j)`` is ``inf + nan j``, the standard's ``inf + 0j``), and at ``-0 + 0j``
+  gives ``-0 + 0j`` (the standard: ``+0 + 0j``);
 - complex ``tanh`` at infinite or NaN parts: the standard fixes the values C99 leaves to
-  the sign of ``sin(2 y)`` (``tanh(inf + 1e300j)`` is ``1 + 0j``, NumPy's can be ``1 - 0j``).
+  the sign of ``sin(2 y)`` (``tanh(inf + 1e300j)`` is ``1 + 0j``, NumPy's can be ``1 - 0j``),
+  and so complex ``tan``, whose special cases are those of ``-1j * tanh(x * 1j)``
+  (``tan(2 + inf j)`` is ``+0 + 1j``; NumPy's and Torch's ``-0 + 1j``).
 
 Each function computes the library's own result first, so dtypes, broadcasting and Python
 scalar operands stay the library's, and corrects it only where an input is not finite: the
 common, finite case pays one sum of each operand (``all_finite``; measured by
-benchmarks/special_values.py, numbers in docs/backends.md). Library-specific deviations
+benchmarks/special_values.py, numbers in docs/backends.md), and complex ``expm1`` one
+in-place pass over its result's real parts (for ``-0 + 0j``). Library-specific deviations
 (Torch's complex ``acos`` and ``log1p``) stay in that library's backend module.
 """
 
@@ -33,10 +37,11 @@ __all__ = [
     "expm1",
     "floor_divide",
     "namespace_over",
+    "tan",
     "tanh",
 ]
 
-CORRECTED = ("expm1", "floor_divide", "tanh")
+CORRECTED = ("expm1", "floor_divide", "tan", "tanh")
 
 
 def namespace_over(
@@ -125,15 +130,37 @@ def expm1(xp: Any, x: Any, /) -> Any:
     """``expm1``; for a complex ``z`` with an infinite or NaN part, ``exp(z) - 1`` taken part
     by part (1 subtracted from the real part only), which gives every special case of the
     standard from ``exp``'s (C99's ``cexp``): ``+inf + 0j`` at ``+inf + 0j``, ``-1 + 0j``
-    at ``-inf + inf j``, ``NaN + 0j`` at ``NaN + 0j``."""
+    at ``-inf + inf j``, ``NaN + 0j`` at ``NaN + 0j``. A real part of ``-0`` becomes ``+0``:
+    ``exp(a) cos(b) - 1`` is never ``-0`` (an exact difference of zero rounds to ``+0``), but
+    NumPy and Torch compute ``expm1(a) cos(b) - 2 sin(b/2)^2``, which is ``-0`` at
+    ``a = -0``, ``b = ±0`` (the standard: ``+0 ± 0j``)."""
     out = xp.expm1(x)
     if not xp.isdtype(x.dtype, "complex floating"):
         return out
+    if getattr(out, "ndim", 0) == 0:  # NumPy gives a scalar, whose .real is no view
+        out = _complex(xp, xp.real(out) + 0.0, xp.imag(out), xp.asarray(out))
+    else:
+        re = out.real  # a view: adding +0 in place turns -0 into +0 and nothing else
+        re += 0.0
     bad = _not_finite(xp, x)
     if bad is None:
         return out
     e = xp.exp(x)
     return xp.where(bad, _complex(xp, xp.real(e) - 1, xp.imag(e), out), out)
+
+
+def tan(xp: Any, x: Any, /) -> Any:
+    """``tan``; for a complex ``z = a + bj`` with an infinite or NaN part, the standard's
+    ``-1j * tanh(z * 1j)`` with ``tanh`` above (``z * 1j = -b + aj`` and ``-1j * (u + vj) =
+    v - uj``, taken part by part so that no ``inf * 0`` makes a NaN)."""
+    out = xp.tan(x)
+    if not xp.isdtype(x.dtype, "complex floating"):
+        return out
+    bad = _not_finite(xp, x)
+    if bad is None:
+        return out
+    t = tanh(xp, _complex(xp, -xp.imag(x), xp.real(x), out))
+    return xp.where(bad, _complex(xp, xp.imag(t), -xp.real(t), out), out)
 
 
 def tanh(xp: Any, x: Any, /) -> Any:

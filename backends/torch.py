@@ -317,7 +317,7 @@ _NAMESPACE = namespace_over(
     "array_api_compat.torch, corrected",
 )
 # ... and the standard's special values where NumPy's and Torch's differ alike
-# (standard_semantics: floor_divide with infinities, complex expm1 and tanh).
+# (standard_semantics: floor_divide with infinities, complex expm1, tan and tanh).
 _NAMESPACE = corrected_namespace(f"{__name__}.namespace", _NAMESPACE)
 
 

@@ -23,6 +23,7 @@ from xdist.backends import get_backend
 CASES = {
     "floor_divide": ("float64", 2),
     "expm1": ("complex128", 1),
+    "tan": ("complex128", 1),
     "tanh": ("complex128", 1),
     "acos": ("complex128", 1),
     "log1p": ("complex128", 1),
@@ -85,7 +86,7 @@ def _library(backend: str, func: str):
     if backend == "numpy":
         import array_api_compat.numpy as xp_numpy
 
-        return getattr(xp_numpy, func) if func in ("floor_divide", "expm1", "tanh") else None
+        return getattr(xp_numpy, func) if func in ("floor_divide", "expm1", "tan", "tanh") else None
     if backend == "torch":
         import array_api_compat.torch as xp_torch
 

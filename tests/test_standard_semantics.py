@@ -61,12 +61,16 @@ def _expm1_upper(a: float, b: float):
 
 
 def _expm1(z: complex):
+    if z == 0:
+        return 0.0, z.imag  # 0 + 0j at either zero real part, conjugate-symmetric
     return _conj_case(_expm1_upper, z.real, z.imag)
 
 
 def _tanh(z: complex):
-    """``tanh(a + bj)`` for a non-finite part: odd and conjugate-symmetric."""
+    """``tanh(a + bj)`` for a zero or a non-finite part: odd and conjugate-symmetric."""
     a, b = z.real, z.imag
+    if z == 0:
+        return a, b
     if math.isnan(a):
         return (nan, b) if b == 0 else (nan, nan)
     if math.isinf(a):
@@ -85,14 +89,14 @@ def _same_part(got: float, want, tol: float) -> bool:
 
 
 def _check_complex(got: np.ndarray, z: np.ndarray, reference, numpy_result) -> None:
-    """Non-finite inputs: the standard's value (``reference``; ``None``: NumPy's); finite
-    ones: NumPy's (within the backend's rounding)."""
+    """Non-finite inputs and zeros: the standard's value (``reference``; ``None``: NumPy's);
+    other finite ones: NumPy's (within the backend's rounding)."""
     tol = 4 * np.finfo(got.real.dtype).eps
     if BACKEND.name != "numpy":
         tol = 1e-5 if got.dtype == np.complex64 else 1e-12
     for g, x, e in zip(got.reshape(-1), z.reshape(-1), numpy_result.reshape(-1)):
         x = complex(x)
-        if reference is None or (math.isfinite(x.real) and math.isfinite(x.imag)):
+        if reference is None or (math.isfinite(x.real) and math.isfinite(x.imag) and x != 0):
             # NumPy's value; another library may sign a zero the standard leaves open
             # (Torch: log1p(-0 + 0j) is -0 + 0j, NumPy's +0 + 0j)
             free = BACKEND.name != "numpy"
