@@ -7,14 +7,23 @@ functions as a table of rules, from the standard's own text.
 The first argument is the function stubs of one edition in a checkout of data-apis/array-api
 (the ``array-api`` submodule of data-apis/array-api-tests holds it too); a second, optional,
 names that checkout's commit for the table (``data-apis/array-api@8884c406``). Format the
-table afterwards: ``ruff format tests/special_cases_spec.py``. Each ``- If ...`` line
-of a function's "Special cases" section becomes one rule: the sentence itself, a condition
-on the operands and the expected result, both Python expressions that
-``tests/test_special_cases.py`` evaluates on every value of its cross product of special
-values. A condition that an introduction to the list states ("if ``x1_i`` is not ``NaN``")
-joins the condition of each line of that list. Lines that state no special value ("In the
-remaining cases ...", the examples of complex ``add``) are not rules; the script lists them,
-and any line it cannot read makes it fail, so a new edition's new wording is seen.
+table afterwards (it keeps one rule per line): ``ruff format tests/special_cases_spec.py``.
+
+Each ``- If ...`` line of a function's "Special cases" section becomes one rule: the
+sentence itself, a condition on the operands and the expected result, both Python
+expressions that ``tests/test_special_cases.py`` evaluates on every input of its cross
+product of special values; the first rule of a function's list that an input meets decides
+its value, as the standard's lists read. A condition that an introduction to a list states
+("if ``x1_i`` is not ``NaN``") joins the condition of each line of that list; "In the
+remaining cases, the result is ``False``" holds where no earlier line of its list does. Each
+complex rule is followed by its images under the symmetries the function's text states
+(``f(conj(x))`` must equal ``conj(f(x))``; ``f(-x)`` must equal ``-f(x)`` or ``f(x)``), and
+a function whose cases are "handled as if the operation is implemented as" another's
+(``-1j * asinh(x*1j)``, ``cosh(x*1j)``, ``1.0 / x``, ``x * x``) gets that one's rules, read
+at the transformed operands. Lines that state no special value ("In the remaining cases,
+the quotient must be computed ...", the examples of complex ``add``) are not rules, nor the
+sentences of ``ERRATA``, with their reasons; the script lists both, and any line it cannot
+read makes it fail, so a new edition's new wording is seen.
 
 Expressions name the operands ``x``, ``x1``, ``x2``, ``lo``, ``hi`` (``clip``'s bounds), and
 for a complex operand its parts ``a`` and ``b``; they call the helpers of the test module
@@ -434,11 +443,12 @@ def main(stubs: str, origin: str = "") -> None:
         f"SOURCE = {origin!r}  # where the stubs came from",
         "",
         "# (function, real or complex operands, the standard's sentence, condition, value, flags)",
+        "# fmt: off",
         "RULES = [",
     ]
     for rule in rules:
         lines.append(f"    {rule!r},")
-    lines.append("]")
+    lines += ["]", "# fmt: on"]
     OUT.write_text("\n".join(lines) + "\n")
     print(f"{len(rules)} rules written to {OUT}; lines that are not rules:")
     for line in skipped:
