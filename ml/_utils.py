@@ -1,7 +1,11 @@
-"""Helpers the estimators share: the namespace of the input, float promotion, and scalars.
+"""Helpers the estimators share: the namespace of the input, host data spread over the
+ranks, float promotion, and scalars.
 
 Everything here goes through ``array_api_compat.array_namespace(X)`` and the standard's
 functions, so the same code serves NumPy, array-api-strict, PyTorch, CuPy and xdist inputs.
+The one exception is host data (NumPy arrays, pandas frames, lists) in a run of several
+ranks: ``validate_X`` makes it an xdist array split along samples, through the public
+``xdist`` namespace, and ``Spread`` returns the results as NumPy arrays.
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ import warnings
 import array_api_compat
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_array, check_random_state
+from sklearn.utils.validation import validate_data
+
+import xdist
 
 
 def namespace(*arrays):
@@ -118,28 +125,92 @@ def _foreign(x) -> bool:
     return not array_api_compat.is_array_api_obj(x) or array_api_compat.is_numpy_array(x)
 
 
-def validate_X(X, name: str, *, finite: bool = True):
-    """(xp, X) for a samples x features input. Lists and other array-likes (and NumPy arrays)
-    go through ``sklearn.utils.check_array`` first, so they get scikit-learn's messages."""
+class Spread:
+    """How one estimator call treats host data. ``spread`` is True where ``X`` was host data
+    (a NumPy array, a pandas frame, a list) in a run of several ranks
+    (``xdist.default_comm().size > 1``): the call then works on an xdist array split along
+    samples, and ``host`` is the validated NumPy array (else None).
+
+    ``samples(a)`` splits a host array that goes with X's samples (y, sample weights) as X
+    is split (``xdist.asarray(a, split=0)``: the same balanced counts, so rows align).
+    Calling the object on a result gives what NumPy input gets, a NumPy array
+    (``xdist.to_numpy``: nothing moves for a replicated result, one allgather for a
+    per-sample one; the same on every rank) or a NumPy scalar for a 0-d result. Where
+    ``spread`` is False both return their argument as it is."""
+
+    __slots__ = ("spread", "host")
+
+    def __init__(self, spread: bool, host=None):
+        self.spread = spread
+        self.host = host
+
+    def samples(self, a):
+        return xdist.asarray(a, split=0) if self.spread and _foreign(a) else a
+
+    def __call__(self, result):
+        if not self.spread:
+            return result
+        host = xdist.to_numpy(result)
+        return host[()] if host.ndim == 0 else host  # a scalar, as NumPy's 0-d reductions
+
+
+def spreads(X) -> bool:
+    """Whether ``X`` is host data to spread over the ranks: something scikit-learn's
+    ``check_array`` converts (NumPy, pandas, lists), in a run of more than one rank."""
+    return _foreign(X) and xdist.default_comm().size > 1
+
+
+def spread_reduced(x, axis):
+    """(x, out) for the moment functions: a NumPy ``x`` (of at least one dimension) under
+    several ranks is split along the reduced ``axis`` (the first for None), so each rank
+    reduces its block and the result is replicated (one allreduce, nothing gathered); ``out``
+    returns it as NumPy. Anything else is returned as it is."""
+    if x.ndim == 0 or not spreads(x):
+        return x, Spread(False)
+    out = Spread(True, x)
+    return xdist.asarray(x, split=0 if axis is None else axis), out
+
+
+def validate_X(X, name: str, *, finite: bool = True, est=None, reset: bool = False):
+    """(xp, X, out) for a samples x features input. Lists and other array-likes (and NumPy
+    arrays) go through ``sklearn.utils.check_array`` first, so they get scikit-learn's
+    messages. With ``est``, scikit-learn's feature names are checked (``feature_names_in_``
+    set from a pandas frame when ``reset``, compared with it otherwise).
+
+    In a run of several ranks, host data is the same global array on every rank (SPMD):
+    it becomes ``xdist.asarray(X, split=0)`` (each rank keeps its block of samples; the
+    constructor agrees on shape and dtype, and checks that the data are the same on every
+    rank where ``check_replicated`` is on), so the call's work is divided among the ranks.
+    ``out`` (a ``Spread``) lays out targets and weights alike and turns the results back
+    into NumPy arrays. The finite check is then the distributed one (``check_2d``), not
+    ``check_array``'s pass over the whole data on every rank."""
+    if est is not None:  # feature names only: the feature count is checked after check_array
+        validate_data(est, X, reset=reset, skip_check_array=True, ensure_2d=False)
+    spread = spreads(X)
+    out = Spread(False)
     if _foreign(X):
         X = check_array(
             X,
             dtype=("float64", "float32"),
-            ensure_all_finite=finite,
+            ensure_all_finite=finite and not spread,
             input_name="X",
             accept_sparse=False,
         )
+        if spread:
+            out = Spread(True, X)
+            X = out.samples(X)
     xp = namespace(X)
-    return xp, check_2d(xp, X, name, finite=finite)
+    return xp, check_2d(xp, X, name, finite=finite), out
 
 
-def validate_y(xp, y, name: str):
-    """A 1-d target in the namespace ``xp``; a column vector is raveled with a warning."""
+def validate_y(xp, y, name: str, out: Spread | None = None):
+    """A 1-d target in the namespace ``xp``; a column vector is raveled with a warning. Host
+    data given beside an X that ``out`` spread is split along samples as X is."""
     if y is None:
         raise ValueError(f"{name} requires y to be passed, but the target y is None")
     if _foreign(y):
         y = check_array(y, ensure_2d=False, dtype=("float64", "float32"), input_name="y")
-        y = xp.asarray(y)
+        y = _beside(xp, y, out)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the "
@@ -151,15 +222,35 @@ def validate_y(xp, y, name: str):
     return as_float(xp, y, f"{name}: y", ndim=1)
 
 
-def validate_weights(xp, sample_weight, X, name: str):
-    """Sample weights laid out like the samples of X (a scalar, None or an array)."""
+def _beside(xp, a, out: Spread | None):
+    """Host data ``a`` given beside X: split along samples where ``out`` spread X, else an
+    array of ``xp`` (replicated beside an xdist X)."""
+    return out.samples(a) if out is not None and out.spread else xp.asarray(a)
+
+
+def fitted(xp, a, X):
+    """A fitted attribute ``a`` as an array of ``X``'s namespace and device: as it is when it
+    already is one, else converted (a NumPy attribute beside an xdist ``X``, as when it was
+    fitted on spread host data, becomes replicated: ``split=None`` on ``X``'s
+    communicator, without moving data)."""
+    if namespace(a) is xp:
+        return a
+    if isinstance(X, xdist.Array):
+        return xdist.asarray(a, split=None, comm=X.comm, device=X.device)
+    return xp.asarray(a, device=device(X))
+
+
+def validate_weights(xp, sample_weight, X, name: str, out: Spread | None = None):
+    """Sample weights laid out like the samples of X (a scalar, None or an array); host data
+    beside an X that ``out`` spread is split along samples as X is."""
     ones = xp.ones_like(X[:, 0])  # laid out like the samples
     if sample_weight is None:
         return ones
     if isinstance(sample_weight, numbers.Real):
         return ones * float(sample_weight)
     if _foreign(sample_weight):
-        sample_weight = xp.asarray(check_array(sample_weight, ensure_2d=False, input_name="w"))
+        sample_weight = check_array(sample_weight, ensure_2d=False, input_name="w")
+        sample_weight = _beside(xp, sample_weight, out)
     if tuple(sample_weight.shape) != (X.shape[0],):
         raise ValueError(
             f"{name}: sample_weight.shape == {tuple(sample_weight.shape)}, "

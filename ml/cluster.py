@@ -32,6 +32,7 @@ from ._utils import (
     check_verbose,
     device,
     finite_mean,
+    fitted,
     progress,
     validate_weights,
     validate_X,
@@ -76,10 +77,9 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
 
     # -- validation ---------------------------------------------------------------------
 
-    def _check_params(self, xp, X):
+    def _check_params(self):
+        """(n_clusters, n_init) from the parameters alone: raised before any message."""
         k = check_int(self.n_clusters, "KMeans: n_clusters", 1)
-        if X.shape[0] < k:
-            raise ValueError(f"KMeans: n_samples={X.shape[0]} should be >= n_clusters={k}.")
         check_int(self.max_iter, "KMeans: max_iter", 1)
         check_verbose(self.verbose, "KMeans")
         check_real(self.tol, "KMeans: tol", 0.0)
@@ -99,10 +99,14 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             n_init = 10 if (named and init == "random") or callable(init) else 1
         else:
             n_init = check_int(self.n_init, "KMeans: n_init", 1)
-        if is_array:
-            self._check_centers(xp, init, X, "init")
-            n_init = 1
-        return k, n_init
+        return k, 1 if is_array else n_init
+
+    def _check_samples(self, X, k):
+        """What the parameters ask of X: at least ``k`` samples, an array init of its shape."""
+        if X.shape[0] < k:
+            raise ValueError(f"KMeans: n_samples={X.shape[0]} should be >= n_clusters={k}.")
+        if hasattr(self.init, "shape"):
+            self._check_centers(None, self.init, X, "init")
 
     def _check_centers(self, xp, centers, X, name):
         shape = (self.n_clusters, X.shape[1])
@@ -114,10 +118,14 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
     # -- fitting ------------------------------------------------------------------------
 
     def fit(self, X, y=None, sample_weight=None):
-        """Compute k-means clustering of ``X`` (samples x features)."""
-        xp, X = validate_X(X, "KMeans.fit", finite=False)
-        k, n_init = self._check_params(xp, X)
-        sw = validate_weights(xp, sample_weight, X, "KMeans.fit")
+        """Compute k-means clustering of ``X`` (samples x features).
+
+        Host data (NumPy, pandas, lists) in a run of several ranks is split along samples
+        over the ranks and the fitted attributes are NumPy arrays (``validate_X``)."""
+        k, n_init = self._check_params()
+        xp, X, out = validate_X(X, "KMeans.fit", finite=False, est=self, reset=True)
+        self._check_samples(X, k)
+        sw = validate_weights(xp, sample_weight, X, "KMeans.fit", out)
         rs = self._random_state(xp, X)
         x_mean = finite_mean(xp, X, "KMeans.fit")  # also rejects NaN and infinity
         # Centered, as scikit-learn does, for accurate expansions; a column of ones is
@@ -129,7 +137,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         say = progress(xp, X, self.verbose)
         best = None
         for _ in range(n_init):
-            centers = self._init_centroids(xp, X, Xc, x_sq, x_mean, sw, rs)
+            centers = self._init_centroids(xp, X, Xc, x_sq, x_mean, sw, rs, out.host)
             if say:
                 say("Initialization complete")
             run = _lloyd(xp, Xa, x_sq, sw, centers, self.max_iter, tol, self.verbose, say)
@@ -138,8 +146,8 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
                 best = run
         labels, inertia, centers, n_iter = best
         _warn_distinct(xp, labels, k)
-        self.cluster_centers_ = centers + x_mean
-        self.labels_ = labels
+        self.cluster_centers_ = out(centers + x_mean)
+        self.labels_ = out(labels)
         self.inertia_ = inertia
         self.n_iter_ = n_iter
         self.n_features_in_ = X.shape[1]
@@ -153,12 +161,15 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             return None
         return agreed_random_state(xp, X, self.random_state)
 
-    def _init_centroids(self, xp, X, Xc, x_sq, x_mean, sw, rs):
+    def _init_centroids(self, xp, X, Xc, x_sq, x_mean, sw, rs, host):
+        """The initial centers, centered by ``x_mean``. A callable ``init`` is given the
+        validated host data (``host``, not None where X was spread over the ranks), as
+        scikit-learn's is, else X."""
         k, init = self.n_clusters, self.init
         if hasattr(init, "shape"):
             centers = xp.asarray(init, dtype=X.dtype, copy=True) - x_mean
         elif callable(init):
-            centers = init(X, k, random_state=rs)
+            centers = init(X if host is None else host, k, random_state=rs)
             self._check_centers(xp, centers, X, "init callable's result")
             centers = xp.asarray(centers, dtype=X.dtype) - x_mean
         elif init == "k-means++":
@@ -171,36 +182,38 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
     # -- prediction ---------------------------------------------------------------------
 
     def _check_fitted(self, X, name):
+        """(xp, X, out, centers): X validated (spread like ``fit``'s), the centers in its
+        namespace."""
         if not hasattr(self, "cluster_centers_"):
             raise NotFittedError(
                 f"This KMeans instance is not fitted yet. Call 'fit' before '{name}'."
             )
-        xp, X = validate_X(X, f"KMeans.{name}")
+        xp, X, out = validate_X(X, f"KMeans.{name}", est=self)
         check_features(X, self.n_features_in_, "KMeans", name)
-        return xp, X
+        return xp, X, out, fitted(xp, self.cluster_centers_, X)
 
     def predict(self, X):
         """Index of the closest cluster center for each sample."""
-        xp, X = self._check_fitted(X, "predict")
-        return _assign(xp, X, self.cluster_centers_)
+        xp, X, out, centers = self._check_fitted(X, "predict")
+        return out(_assign(xp, X, centers))
 
     def fit_predict(self, X, y=None, sample_weight=None):
         return self.fit(X, sample_weight=sample_weight).labels_
 
     def transform(self, X):
         """Euclidean distances of each sample to every cluster center."""
-        xp, X = self._check_fitted(X, "transform")
-        return xp.sqrt(_sq_distances(xp, X, self.cluster_centers_))
+        xp, X, out, centers = self._check_fitted(X, "transform")
+        return out(xp.sqrt(_sq_distances(xp, X, centers)))
 
     def fit_transform(self, X, y=None, sample_weight=None):
         return self.fit(X, sample_weight=sample_weight).transform(X)
 
     def score(self, X, y=None, sample_weight=None):
         """Opposite of the inertia of ``X`` on the fitted centers."""
-        xp, X = self._check_fitted(X, "score")
-        sw = validate_weights(xp, sample_weight, X, "KMeans.score")
-        labels = _assign(xp, X, self.cluster_centers_)
-        return -_inertia(xp, X, sw, self.cluster_centers_, labels)
+        xp, X, out, centers = self._check_fitted(X, "score")
+        sw = validate_weights(xp, sample_weight, X, "KMeans.score", out)
+        labels = _assign(xp, X, centers)
+        return -_inertia(xp, X, sw, centers, labels)
 
 
 def _warn_distinct(xp, labels, k):

@@ -39,6 +39,7 @@ from ._utils import (
     check_verbose,
     device,
     finite_mean,
+    fitted,
     floats,
     progress,
     validate_weights,
@@ -103,21 +104,25 @@ class Lasso(RegressorMixin, BaseEstimator):
         check_random_state(self.random_state)  # an invalid state raises before any message
 
     def fit(self, X, y, sample_weight=None, check_input=True):
-        """Fit the model by coordinate descent."""
-        xp, X = validate_X(X, "Lasso.fit", finite=False)
-        y = validate_y(xp, y, "Lasso.fit")
+        """Fit the model by coordinate descent.
+
+        Host data (NumPy, pandas, lists) in a run of several ranks is split along samples
+        over the ranks, ``y`` and ``sample_weight`` alike, and the fitted attributes are
+        NumPy arrays (``validate_X``)."""
+        self._check_params()
+        xp, X, out = validate_X(X, "Lasso.fit", finite=False, est=self, reset=True)
+        y = validate_y(xp, y, "Lasso.fit", out)
         if y.shape[0] != X.shape[0]:
             raise ValueError(
                 f"Lasso.fit: X and y have inconsistent numbers of samples: "
                 f"{X.shape[0]} != {y.shape[0]}"
             )
-        self._check_params()
         y = check_finite(xp, y, "Lasso.fit: y")
         y = xp.astype(y, X.dtype)
         n, p = X.shape
         sw = None
         if sample_weight is not None:  # rescaled to sum to n, as scikit-learn does
-            sw = validate_weights(xp, sample_weight, X, "Lasso.fit")
+            sw = validate_weights(xp, sample_weight, X, "Lasso.fit", out)
             sw = sw * (n / float(xp.sum(sw)))
         if self.alpha == 0:
             warnings.warn(
@@ -147,11 +152,12 @@ class Lasso(RegressorMixin, BaseEstimator):
             w, gap, n_iter = _cd_gram(xp, Q, q, y_norm2, *args)
         else:
             w, gap, n_iter = _cd_residual(xp, X, y, *args, shift=shift)
-        self.coef_ = xp.asarray(w, dtype=X.dtype, device=device(X))
+        coef = xp.asarray(w, dtype=X.dtype, device=device(X))
         if self.fit_intercept:
-            self.intercept_ = y_mean - xp.sum(x_mean * self.coef_)
+            intercept = y_mean - xp.sum(x_mean * coef)
         else:
-            self.intercept_ = xp.asarray(0.0, dtype=X.dtype, device=device(X))
+            intercept = xp.asarray(0.0, dtype=X.dtype, device=device(X))
+        self.coef_, self.intercept_ = out(coef), out(intercept)
         self.dual_gap_ = gap / n
         self.n_iter_ = n_iter
         self.n_features_in_ = p
@@ -164,18 +170,25 @@ class Lasso(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         """``X @ coef_ + intercept_``."""
+        xp, X, out = self._check_fitted(X, "predict")
+        return out(self._predict(xp, X))
+
+    def _check_fitted(self, X, name):
         if not hasattr(self, "coef_"):
             raise NotFittedError("This Lasso instance is not fitted yet. Call 'fit' first.")
-        _, X = validate_X(X, "Lasso.predict")
-        check_features(X, self.n_features_in_, "Lasso", "predict")
-        return X @ self.coef_ + self.intercept_
+        xp, X, out = validate_X(X, f"Lasso.{name}", est=self)
+        check_features(X, self.n_features_in_, "Lasso", name)
+        return xp, X, out
+
+    def _predict(self, xp, X):
+        return X @ fitted(xp, self.coef_, X) + fitted(xp, self.intercept_, X)
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2 of the prediction."""
-        xp, X = validate_X(X, "Lasso.score")
-        y = validate_y(xp, y, "Lasso.score")
-        sw = validate_weights(xp, sample_weight, X, "Lasso.score")
-        resid = y - self.predict(X)
+        xp, X, out = self._check_fitted(X, "score")
+        y = validate_y(xp, y, "Lasso.score", out)
+        sw = validate_weights(xp, sample_weight, X, "Lasso.score", out)
+        resid = y - self._predict(xp, X)
         dev = y - xp.sum(sw * y) / xp.sum(sw)
         ss_res, ss_tot = float(xp.sum(sw * resid * resid)), float(xp.sum(sw * dev * dev))
         if ss_tot == 0.0:

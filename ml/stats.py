@@ -20,8 +20,10 @@ from ._utils import (
     check_int,
     check_verbose,
     device,
+    fitted,
     namespace,
     progress,
+    spread_reduced,
     validate_X,
 )
 
@@ -73,24 +75,28 @@ def _central_parts(xp, x, axis, order: int, keepdims: bool = False):
 
 
 def _prepare(x, axis, name: str):
+    """(xp, x, axis, out): x checked and made floating; NumPy data under several ranks split
+    along the reduced axis (``spread_reduced``), its result returned as NumPy by ``out``."""
     xp = namespace(x)
     x = as_float(xp, x, name)
-    return xp, x, _check_axis(x, axis, name)
+    axis = _check_axis(x, axis, name)
+    x, out = spread_reduced(x, axis)
+    return namespace(x), x, axis, out
 
 
 def mean(x, axis=0, *, keepdims: bool = False):
     """Arithmetic mean along ``axis`` (None: all elements)."""
-    xp, x, axis = _prepare(x, axis, "mean")
-    return xp.mean(x, axis=axis, keepdims=keepdims)
+    xp, x, axis, out = _prepare(x, axis, "mean")
+    return out(xp.mean(x, axis=axis, keepdims=keepdims))
 
 
 def var(x, axis=0, *, ddof: int = 0, keepdims: bool = False):
     """Variance along ``axis`` with ``ddof`` delta degrees of freedom (NumPy's meaning)."""
-    xp, x, axis = _prepare(x, axis, "var")
     ddof = check_int(ddof, "var: ddof", 0)
+    xp, x, axis, out = _prepare(x, axis, "var")
     _, (m2,) = _central(xp, x, axis, 2, keepdims)
     n = _axis_count(x, axis)
-    return m2 * (n / (n - ddof)) if n - ddof > 0 else m2 * math.nan
+    return out(m2 * (n / (n - ddof)) if n - ddof > 0 else m2 * math.nan)
 
 
 def std(x, axis=0, *, ddof: int = 0, keepdims: bool = False):
@@ -101,15 +107,15 @@ def std(x, axis=0, *, ddof: int = 0, keepdims: bool = False):
 
 def moment(x, order: int = 1, axis=0, *, keepdims: bool = False):
     """The ``order``-th central moment along ``axis`` (``scipy.stats.moment``)."""
-    xp, x, axis = _prepare(x, axis, "moment")
     order = check_int(order, "moment: order", 0)
+    xp, x, axis, out = _prepare(x, axis, "moment")
     shape = _reduced_shape(x, axis, keepdims)
     if order == 0:
-        return xp.ones(shape, dtype=x.dtype, device=device(x))
+        return out(xp.ones(shape, dtype=x.dtype, device=device(x)))
     if order == 1:
-        return xp.zeros(shape, dtype=x.dtype, device=device(x))
+        return out(xp.zeros(shape, dtype=x.dtype, device=device(x)))
     _, central = _central(xp, x, axis, order, keepdims)
-    return central[-1]
+    return out(central[-1])
 
 
 def _reduced_shape(x, axis, keepdims):
@@ -126,9 +132,9 @@ def _zero_var(xp, m2, m):
 def skew(x, axis=0, *, bias: bool = True, keepdims: bool = False):
     """Sample skewness (``scipy.stats.skew``): NaN for constant slices; ``bias=False`` gives
     the adjusted Fisher-Pearson coefficient where n > 2."""
-    xp, x, axis = _prepare(x, axis, "skew")
+    xp, x, axis, out = _prepare(x, axis, "skew")
     m, (m2, m3) = _central(xp, x, axis, 3, keepdims)
-    return _skew_from(xp, _axis_count(x, axis), m, m2, m3, bias)
+    return out(_skew_from(xp, _axis_count(x, axis), m, m2, m3, bias))
 
 
 def _nonzero_var(xp, m2, zero):
@@ -150,9 +156,9 @@ def _skew_from(xp, n, m, m2, m3, bias):
 def kurtosis(x, axis=0, *, fisher: bool = True, bias: bool = True, keepdims: bool = False):
     """Kurtosis (``scipy.stats.kurtosis``): Fisher's (normal is 0) or Pearson's definition;
     ``bias=False`` corrects for statistical bias where n > 3."""
-    xp, x, axis = _prepare(x, axis, "kurtosis")
+    xp, x, axis, out = _prepare(x, axis, "kurtosis")
     m, (m2, _, m4) = _central(xp, x, axis, 4, keepdims)
-    return _kurt_from(xp, _axis_count(x, axis), m, m2, m4, fisher, bias)
+    return out(_kurt_from(xp, _axis_count(x, axis), m, m2, m4, fisher, bias))
 
 
 def _kurt_from(xp, n, m, m2, m4, fisher, bias):
@@ -199,58 +205,65 @@ class Moments(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return self.partial_fit(X, y)
 
     def partial_fit(self, X, y=None):
-        """Merge the statistics of the batch ``X`` into the running ones."""
+        """Merge the statistics of the batch ``X`` into the running ones.
+
+        Host data (NumPy, pandas, lists) in a run of several ranks is split along samples
+        over the ranks and the fitted attributes are NumPy arrays (``validate_X``)."""
         order = self._validate_params()
-        xp, X = validate_X(X, "Moments.partial_fit")
+        first = not hasattr(self, "n_samples_seen_")
+        xp, X, out = validate_X(X, "Moments.partial_fit", est=self, reset=first)
         nb = X.shape[0]
         cb, mub, central = _central_parts(xp, X, 0, order)
         sums_b = [c * nb for c in central]  # central sums M2.. of the batch
-        if not hasattr(self, "n_samples_seen_"):
+        if first:
             # Means are kept relative to the first batch's rounded mean: differences of means
             # near a large offset stay exact (c - shift is exact by Sterbenz's lemma).
             self.n_features_in_ = X.shape[1]
-            self._shift = cb
-            n, m, sums = nb, mub, sums_b
+            shift, n, m, sums = cb, nb, mub, sums_b
         else:
             check_features(X, self.n_features_in_, "Moments", "partial_fit")
-            mb = (cb - self._shift) + mub
-            n, m, sums = _pebay_merge(self.n_samples_seen_, self._dmean, self._sums, nb, mb, sums_b)
-        self.n_samples_seen_, self._dmean, self._sums = n, m, sums
-        self.mean_ = self._shift + m
-        self._finish(xp, order)
+            shift, dmean = fitted(xp, self._shift, X), fitted(xp, self._dmean, X)
+            mb = (cb - shift) + mub
+            old = [fitted(xp, s, X) for s in self._sums]
+            n, m, sums = _pebay_merge(self.n_samples_seen_, dmean, old, nb, mb, sums_b)
+        self._finish(xp, order, shift, n, m, sums, out)
         say = progress(xp, X, self.verbose)
         if say:
             say(f"Moments: batch of {nb} samples merged, {n} samples seen.")
         return self
 
-    def _finish(self, xp, order):
-        n, m, sums = self.n_samples_seen_, self.mean_, self._sums
+    def _finish(self, xp, order, shift, n, dmean, sums, out):
+        """The attributes from the running (count, mean relative to ``shift``, central
+        sums), each returned by ``out`` (NumPy arrays for spread host data)."""
+        m = shift + dmean
         m2 = sums[0] / n
-        self.var_ = m2
-        self.scale_ = xp.where(_zero_var(xp, m2, m), 1.0, xp.sqrt(m2))
+        self.n_samples_seen_ = n
+        self._shift, self._dmean, self._sums = out(shift), out(dmean), [out(s) for s in sums]
+        self.mean_, self.var_ = out(m), out(m2)
+        self.scale_ = out(xp.where(_zero_var(xp, m2, m), 1.0, xp.sqrt(m2)))
         if order >= 3:
-            self.skewness_ = _skew_from(xp, n, m, m2, sums[1] / n, True)
+            self.skewness_ = out(_skew_from(xp, n, m, m2, sums[1] / n, True))
         if order >= 4:
-            self.kurtosis_ = _kurt_from(xp, n, m, m2, sums[2] / n, True, True)
+            self.kurtosis_ = out(_kurt_from(xp, n, m, m2, sums[2] / n, True, True))
 
     def transform(self, X, copy=None):
         """Standardize: ``(X - mean_) / scale_``."""
-        X = self._check_fitted(X, "transform")
-        return (X - self.mean_) / self.scale_
+        xp, X, out = self._check_fitted(X, "transform")
+        return out((X - fitted(xp, self.mean_, X)) / fitted(xp, self.scale_, X))
 
     def inverse_transform(self, X, copy=None):
         """Undo ``transform``: ``X * scale_ + mean_``."""
-        X = self._check_fitted(X, "inverse_transform")
-        return X * self.scale_ + self.mean_
+        xp, X, out = self._check_fitted(X, "inverse_transform")
+        return out(X * fitted(xp, self.scale_, X) + fitted(xp, self.mean_, X))
 
     def _check_fitted(self, X, name):
         from sklearn.exceptions import NotFittedError
 
         if not hasattr(self, "mean_"):
             raise NotFittedError("This Moments instance is not fitted yet; call 'fit' first.")
-        _, X = validate_X(X, f"Moments.{name}")
+        xp, X, out = validate_X(X, f"Moments.{name}", est=self)
         check_features(X, self.n_features_in_, "Moments", name)
-        return X
+        return xp, X, out
 
 
 def _pebay_merge(na, ma, sa, nb, mb, sb):
