@@ -180,6 +180,17 @@ def test_where_one_argument_is_nonzero(case, condition):
         assert a.split == (None if c.split is None else 0), (a.split, c.split)
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_where_of_python_scalars_sends_nothing(case):
+    """Python scalars are the same on every rank by the SPMD rule: no checksum of them,
+    whatever ``check_replicated`` says."""
+    c = distribute(G, *case) > 0
+    with xdist.config_context(check_replicated=True), xdist.count_collectives() as sent:
+        got = np.where(c, 1, 0)
+    assert not dict(sent), dict(sent)
+    assert_equal(got, np.where(G > 0, 1, 0))
+
+
 def test_where_refuses_a_wrong_number_of_arguments():
     x = distribute(G, 0)
     with pytest.raises(TypeError, match="np.where: takes the condition alone or with x and y"):

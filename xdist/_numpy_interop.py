@@ -248,7 +248,8 @@ def _where(condition: Any, *values: Any) -> Any:
         kind = {"f": "real floating", "c": "complex floating", "i": "integral"}.get(dtype.kind)
         if kind is not None:
             dtype = defaults[kind]
-        x = replicated_operand(condition, np.asarray(x, dtype=dtype), "np.where")
+        # A NumPy scalar, as the Python scalar it is: the same on every rank, no message.
+        x = replicated_operand(condition, dtype.type(x), "np.where")
     return ns.where(condition, x, y)
 
 
