@@ -666,6 +666,7 @@ def _abort_on_uncaught(exc_type, exc, tb) -> None:
     others waiting forever in a collective. Where every rank raises the same error (within
     about a second of each other), the first prints its traceback and the others one line."""
     text = "".join(traceback.format_exception(exc_type, exc, tb))
+    watchdog.set_failing()
     try:
         agreed = _same_error(exc_type, exc)
     except Exception:  # MPI itself failing: print this rank's own traceback

@@ -277,6 +277,7 @@ _GUARDS: weakref.WeakValueDictionary[int, Guard] = weakref.WeakValueDictionary()
 _SIDE: list[SideChannel | None] = [None]
 _ABORT: list[Callable[[int], None] | None] = [None]
 _EXITING = [False]  # this process is in its exit hook
+_FAILING = [False]  # this process is in its excepthook (which ends the job)
 _STOP = threading.Event()
 _EXITED: dict[int, tuple] = {}  # world rank -> (its calls on the world, its last site)
 _REPLIES: dict[int, dict[int, dict]] = {}  # query number -> world rank -> state
@@ -319,6 +320,10 @@ def set_exiting() -> None:
     _EXITING[0] = True
 
 
+def set_failing() -> None:
+    _FAILING[0] = True
+
+
 def world_calls() -> int:
     """Collectives entered on the world communicator (ident 0) by this process."""
     guard = _GUARDS.get(0)
@@ -336,8 +341,7 @@ def _tick(timeout: float) -> float:
 
 def _watch() -> None:
     """The watchdog thread: one per process, whatever the number of communicators."""
-    checked: dict[int, float] = {}  # collective number -> when to ask the others next
-    reported: set[int] = set()
+    book = _Book()
     while not _STOP.is_set():
         timeout = get_config().collective_timeout
         _STOP.wait(_tick(timeout))
@@ -350,8 +354,8 @@ def _watch() -> None:
             except Exception as error:  # pragma: no cover - MPI gone: stop serving
                 _SIDE[0] = None
                 os.write(2, f"xdist watchdog: side channel stopped ({error})\n".encode())
-        if timeout and not _EXITING[0]:
-            _check(timeout, checked, reported)
+        if timeout and not _EXITING[0] and not _FAILING[0]:
+            _check(timeout, book)
 
 
 def _serve(side: SideChannel) -> None:
@@ -383,6 +387,7 @@ def _state(ident: int) -> dict:
     frame = _inside(thread) if seq else None
     return {
         "exited": _EXITING[0],
+        "failing": _FAILING[0],
         "inside": frame is not None,
         "comm": None if guard is None else guard.ident,
         "calls_on": 0 if mine is None else mine.calls,
@@ -412,11 +417,14 @@ def _ask(side: SideChannel, guard: Guard, wait: float) -> dict[int, dict | None]
 
 def _describe(state: dict | None, ident: int, calls: int, name: str) -> tuple[str, str]:
     """(kind, text) of one member as seen by a rank waiting in call ``calls`` (``name``) on
-    communicator ``ident``. Kinds: behind (exited before this call: never comes), done
-    (exited after it), same, other (blocked in another collective of this communicator),
-    elsewhere (in a collective of another communicator), running, silent."""
+    communicator ``ident``. Kinds: failing (in its excepthook, which ends the job), behind
+    (exited before this call: never comes), done (exited after it), same, other (blocked in
+    another collective of this communicator), elsewhere (in a collective of another
+    communicator), running, silent."""
     if state is None:
         return "silent", "no answer (busy in a long computation?)"
+    if state["failing"]:
+        return "failing", "raising an uncaught error (its excepthook ends the job)"
     if state["exited"]:
         kind = "behind" if state["calls_on"] < calls else "done"
         return kind, f"exited after call {state['calls_on']} on this communicator"
@@ -433,7 +441,17 @@ def _describe(state: dict | None, ident: int, calls: int, name: str) -> tuple[st
     )
 
 
-def _check(timeout: float, checked: dict[int, float], reported: set[int]) -> None:
+class _Book:
+    """The watchdog thread's notes, by collective number (of ``_LATEST``)."""
+
+    def __init__(self) -> None:
+        self.due: dict[int, float] = {}  # when to ask the others next
+        self.asked: dict[int, float] = {}  # when this rank last asked
+        self.late: dict[int, float] = {}  # when a rank that is not the reporter ends the job
+        self.reported: set[int] = set()  # a long wait reported (or left to the reporter)
+
+
+def _check(timeout: float, book: _Book) -> None:
     """Ask the other ranks where they are when this rank has waited long enough in a
     collective; report a long wait once, end the job where the ranks cannot meet again."""
     seq, name, since, thread, guard, calls = _LATEST[0]
@@ -445,16 +463,17 @@ def _check(timeout: float, checked: dict[int, float], reported: set[int]) -> Non
     waited = now - since
     side = _SIDE[0]
     if side is None or guard.members is None:
-        if waited >= timeout and seq not in reported:  # this rank's own wait only
-            reported.add(seq)
+        if waited >= timeout and seq not in book.reported:  # this rank's own wait only
+            book.reported.add(seq)
             _report_alone(guard, name, waited, code, line)
         return
     grace = min(1.0, timeout)
-    exited = any(r in _EXITED for r in guard.members)
-    due = checked.get(seq, since + (grace / 5 if exited else timeout))
+    due = book.due.get(seq, since + timeout)
+    if any(r in _EXITED for r in guard.members):  # a rank has exited: ask at once
+        due = min(due, max(since + grace / 5, book.asked.get(seq, 0.0) + grace))
     if now < due:
         return
-    checked[seq] = now + (grace if exited else timeout)
+    book.due[seq], book.asked[seq] = now + timeout, now
     states = _ask(side, guard, wait=2.0)
     if _LATEST[0][0] != seq or not _inside(thread):
         return  # completed meanwhile
@@ -468,14 +487,14 @@ def _check(timeout: float, checked: dict[int, float], reported: set[int]) -> Non
     abort = stuck or (waited >= timeout and get_config().collective_timeout_abort)
     reporter = min(blocked, default=side.rank) == side.rank
     if not abort:
-        if waited >= timeout and seq not in reported:
-            reported.add(seq)  # the lowest waiting rank reports a long wait, once
+        if waited >= timeout and seq not in book.reported:
+            book.reported.add(seq)  # the lowest waiting rank reports a long wait, once
             if reporter:
                 _write(side, name, waited, calls, code, line, rows, stuck, abort)
         return
     if not reporter:  # the lowest blocked rank reports and ends the job; if it has not:
-        late = checked.setdefault(-seq, now + 3 * grace)
-        checked[seq] = min(checked[seq], late)
+        late = book.late.setdefault(seq, now + 3 * grace)
+        book.due[seq] = min(book.due[seq], late)
         if now < late:
             return
     _write(side, name, waited, calls, code, line, rows, stuck, abort)
