@@ -72,6 +72,13 @@ def test_numpy_operands_and_ufuncs_stay_distributed(case, op, recwarn):
         pytest.param(lambda a: np.where(a > 0, a, 0.0), id="where"),
         pytest.param(lambda a: np.clip(a, -0.5, 0.5), id="clip"),
         pytest.param(lambda a: np.sort(a, axis=0), id="sort0"),
+        pytest.param(lambda a: np.zeros_like(a), id="zeros_like"),
+        pytest.param(lambda a: np.ones_like(a, dtype="float32"), id="ones_like-float32"),
+        pytest.param(lambda a: np.full_like(a, 2.5), id="full_like"),
+        pytest.param(lambda a: np.atleast_1d(a), id="atleast_1d"),
+        pytest.param(lambda a: np.atleast_1d(a[0, 0]), id="atleast_1d-0d"),
+        pytest.param(lambda a: np.dot(a, a.T), id="dot"),
+        pytest.param(lambda a: np.ravel(a), id="ravel"),
     ],
 )
 def test_numpy_functions_dispatch_to_the_namespace(case, func, recwarn):
@@ -80,6 +87,19 @@ def test_numpy_functions_dispatch_to_the_namespace(case, func, recwarn):
     assert isinstance(got, xdist.Array), type(got)
     assert_equal(got, np.asarray(func(G)), rtol=1e-12, atol=1e-12)  # sums reassociate
     assert not [w for w in recwarn if issubclass(w.category, xdist.GatherWarning)]
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("name", ["empty_like", "zeros_like", "ones_like"])
+def test_numpy_creation_like_keeps_the_layout(case, name):
+    """``np.empty_like(x)`` and friends are xdist arrays laid out as ``x`` (SciPy makes its
+    output arrays so): nothing gathered, no message."""
+    x = distribute(G, *case)
+    with xdist.count_collectives() as sent:
+        got = without_gathers(getattr(np, name), x, np.int32)
+    assert not dict(sent), dict(sent)
+    assert isinstance(got, xdist.Array) and got.layout == x.layout
+    assert got.dtype == np.int32
 
 
 def test_numpy_function_without_counterpart_warns_as_a_gather():
@@ -103,9 +123,9 @@ def test_numpy_function_without_counterpart_warns_as_a_gather():
     "func",
     [
         pytest.param(lambda a: np.unique(a), id="unique"),
-        pytest.param(lambda a: np.atleast_1d(a), id="atleast_1d"),
-        pytest.param(lambda a: np.empty_like(a).shape, id="empty_like"),
         pytest.param(lambda a: np.percentile(a, 50), id="percentile"),
+        pytest.param(lambda a: np.histogram(a, bins=3)[0], id="histogram"),
+        pytest.param(lambda a: np.isclose(a, 3.0), id="isclose"),
     ],
 )
 def test_numpy_fallbacks_below_the_threshold_do_not_warn(func, split):

@@ -275,6 +275,36 @@ def _flat(name: str):
     return call
 
 
+def _creation_like(name: str):
+    """NumPy's ``empty_like``, ``zeros_like``, ``ones_like`` and ``full_like``: the
+    namespace's, laid out as the prototype is (no message); the dtype in NumPy's spellings."""
+
+    def call(a, *args, dtype=None, order="K", subok=True, shape=None, device=None):
+        if name == "full_like":
+            if not args:
+                raise TypeError("np.full_like: missing the fill_value argument")
+            fill, *args = args
+        if len(args) > 1:
+            raise TypeError(f"np.{name} on xdist arrays: give order, subok and shape by name")
+        dtype = _dtype(name, args[0] if args else dtype)
+        _refuse(name, order=None if order == "K" else order, shape=shape, device=device)
+        func = getattr(_namespace(), name)
+        return func(a, fill, dtype=dtype) if name == "full_like" else func(a, dtype=dtype)
+
+    return call
+
+
+def _atleast_1d(*arrays: Any) -> Any:
+    """NumPy's ``atleast_1d``: a 0-d array as one of shape (1,), others as they are."""
+    like = _like(arrays)
+    out = [
+        (v if isinstance(v, Array) else replicated_operand(like, np.asarray(v), "np.atleast_1d"))
+        for v in arrays
+    ]
+    out = [_namespace().reshape(v, (1,)) if v.ndim == 0 else v for v in out]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def _astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
     """NumPy's ``astype``: the dtype in any of NumPy's spellings."""
     return _namespace().astype(x, _dtype("astype", dtype), copy=copy, device=device)
@@ -368,6 +398,11 @@ def _functions() -> dict:
             _refuse("nanmedian", out=out) or _namespace().nanmedian(a, axis=axis, keepdims=keepdims)
         ),
         getattr(np, "astype", None): _astype,  # NumPy >= 2.1
+        np.empty_like: _creation_like("empty_like"),
+        np.zeros_like: _creation_like("zeros_like"),
+        np.ones_like: _creation_like("ones_like"),
+        np.full_like: _creation_like("full_like"),
+        np.atleast_1d: _atleast_1d,
         np.isclose: None,  # falls back: NumPy's tolerance semantics, on the gathered copies
     }
     return {k: v for k, v in table.items() if k is not None and v is not None}
