@@ -111,6 +111,8 @@ METHODS = [
     _m("clip(min, max)", lambda a: a.clip(-0.5, 0.5), keeps=True),
     _m("clip(max=)", lambda a: a.clip(max=0.25), keeps=True),
     _m("clip(int)", lambda a: a.clip(-3, 3), kind="i", keeps=True),
+    _m("clip(int, float bounds)", lambda a: a.clip(-2.5, 3.5), kind="i", floating=True),
+    _m("clip(bool, min=)", lambda a: a.clip(min=0.5), kind="b", floating=True),
     _m("round()", lambda a: a.round(), keeps=True),
     _m("round(2)", lambda a: a.round(2), keeps=True),
     _m("dot(scalar)", lambda a: a.dot(2.0), keeps=True),

@@ -275,6 +275,20 @@ def _flat(name: str):
     return call
 
 
+def _clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **extra: Any) -> Any:
+    """NumPy's ``clip``, bounds given as ``a_min``/``a_max`` or ``min``/``max``: an integer or
+    boolean array with a Python float bound is clipped in the default real floating dtype, as
+    NumPy promotes it (float64 in NumPy), never truncating the bound silently."""
+    a_min = extra.pop("min", a_min)
+    a_max = extra.pop("max", a_max)
+    _refuse("clip", out=out, **extra)
+    ns = _namespace()
+    if a.dtype.kind in "biu" and any(type(b) in (float, complex) for b in (a_min, a_max)):
+        default = ns.__array_namespace_info__().default_dtypes(device=a.device)
+        a = ns.astype(a, default["real floating"])
+    return ns.clip(a, a_min, a_max)
+
+
 def _creation_like(name: str):
     """NumPy's ``empty_like``, ``zeros_like``, ``ones_like`` and ``full_like``: the
     namespace's, laid out as the prototype is (no message); the dtype in NumPy's spellings."""
@@ -343,7 +357,7 @@ def _functions() -> dict:
             a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes)
         ),
         np.where: _where,
-        np.clip: lambda a, a_min=None, a_max=None: _namespace().clip(a, a_min, a_max),
+        np.clip: _clip,
         np.sort: lambda a, axis=-1: _namespace().sort(a, axis=axis),
         np.argsort: lambda a, axis=-1: _namespace().argsort(a, axis=axis),
         np.round: lambda a, decimals=0, out=None: (
