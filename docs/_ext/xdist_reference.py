@@ -930,13 +930,16 @@ GATHERED = (
     "message. A data-dependent failure (a singular matrix) raises on every rank."
 )
 TSQR = (
-    "One allgatherv of at most ``2N`` rows of ``N`` per rank for a tall-skinny matrix split "
-    "along its rows (or, for ``svd``/``svdvals``, a wide one split along its columns): TSQR, "
-    "never the matrix (past ``p N^2 = 2^22``, about 400 ranks for ``N = 100``, the R factors "
-    "go up a binary tree instead: ``2 log2 p`` sendrecvs of ``N x N`` and a broadcast); the "
-    "factors are LAPACK's for the whole matrix, signs included. Other "
-    "layouts of a matrix split along a matrix axis are gathered as for ``inv`` (memory: the "
-    "whole matrix on every rank); replicated or batch-split stacks are local."
+    "For a tall-skinny matrix split along its rows (or, for ``svd``/``svdvals``, a wide one "
+    "split along its columns), never the matrix: at least twice as tall as wide, Cholesky QR, "
+    "two allgathervs of an ``N x N`` Gram matrix per rank (the first with the rank's rows "
+    "among the first ``N``; past ``p N^2 = 2^22``, an allreduce of each instead), three for "
+    "an ill-conditioned matrix; otherwise, or for a numerically rank-deficient matrix, "
+    "Householder TSQR, one allgatherv of at most ``2N`` rows of ``N`` per rank (past ``p N^2 "
+    "= 2^22``, the R factors go up a binary tree: ``2 log2 p`` sendrecvs of ``N x N`` and a "
+    "broadcast). Either way the factors are LAPACK's for the whole matrix, signs included. "
+    "Other layouts of a matrix split along a matrix axis are gathered as for ``inv`` "
+    "(memory: the whole matrix on every rank); replicated or batch-split stacks are local."
 )
 for _n, _code in (
     ("cholesky", "l = xp.linalg.cholesky(a)"),
@@ -956,20 +959,20 @@ for _n, _code in (
     ("svd", "u, s, vh = xp.linalg.svd(t, full_matrices=False)"),
     ("svdvals", "s = xp.linalg.svdvals(t)"),
 ):
-    _add(f"xdist.linalg.{_n}", TSQR, _code, TALL, {"allgatherv": 1})
+    _add(f"xdist.linalg.{_n}", TSQR, _code, TALL, {"allgatherv": 2})
 _add(
     "xdist.linalg.matrix_rank",
     "As ``svdvals`` (it is built on it).",
     "k = xp.linalg.matrix_rank(t)",
     TALL,
-    {"allgatherv": 1},
+    {"allgatherv": 2},
 )
 _add(
     "xdist.linalg.pinv",
     "As ``svd`` (it is built on it), plus one local product per rank.",
     "p = xp.linalg.pinv(t)",
     TALL,
-    {"allgatherv": 1},
+    {"allgatherv": 2},
 )
 _add(
     "xdist.linalg.vector_norm",
@@ -1400,7 +1403,7 @@ for _name, _sends in {
     "Lasso": {"allreduce": 18},
     "Lasso.fit": {"allreduce": 18},
     "Lasso.predict": {"allreduce": 1},
-    "Lasso.score": {"allreduce": 6},
+    "Lasso.score": {"allreduce": 5},
     "Moments": {"allreduce": 6},
     "Moments.fit": {"allreduce": 6},
     "Moments.partial_fit": {"allreduce": 6},
