@@ -17,7 +17,9 @@ a short ``collective_timeout``):
 - a rank computing while the other waits in the same collective: reported, not ended;
 - a collective made by one rank only that completed anyway (a broadcast's root does not
   wait): the job ends with an error at exit, naming each rank's number of collectives;
-- an error raised alike on every rank prints one traceback; different errors print one each.
+- an error raised alike on every rank prints one traceback; different errors print one each;
+  a rank failing alone prints its own and ends the job, and the watchdog of the rank waiting
+  for it does not take it for a rank blocked elsewhere.
 """
 
 from __future__ import annotations
@@ -167,6 +169,16 @@ OWN_ERRORS = """
     raise ValueError(f"rank {xp.default_comm().rank} has its own error")
     """
 
+FAILS_WHILE_THE_OTHER_WAITS = """
+    import time
+    import xdist as xp
+    x = xp.ones((30, 2), split=0)
+    if xp.default_comm().rank == 1:
+        time.sleep(1.5)
+        raise RuntimeError("rank 1 fails on purpose")
+    xp.sum(x)
+    """
+
 # name: (source, collective_timeout)
 JOBS = {
     "skip-then-other": (SKIP_THEN_OTHER, 1),
@@ -176,6 +188,7 @@ JOBS = {
     "root-only-broadcast": (ROOT_ONLY_BROADCAST, 30),
     "same-error": (SAME_ERROR, 30),
     "own-errors": (OWN_ERRORS, 30),
+    "fails-while-the-other-waits": (FAILS_WHILE_THE_OTHER_WAITS, 1),
 }
 
 
@@ -324,3 +337,14 @@ def test_different_errors_are_printed_per_rank(job):
     for r in range(2):
         assert f"ValueError: rank {r} has its own error" in err
         assert f"xdist: rank {r} of 2 raised this error (the traceback of rank {r})" in err
+
+
+@pytest.mark.parametrize("job", ["fails-while-the-other-waits"], indirect=True)
+def test_a_rank_failing_alone_prints_its_own_traceback_and_ends_the_job(job):
+    if job is None:
+        return
+    code, out, err, elapsed = job
+    assert code != 0, err
+    assert "xdist: rank 1 of 2 failed:" in err, err  # rank 0 never raised: no agreement
+    assert "RuntimeError: rank 1 fails on purpose" in err
+    assert "cannot meet again" not in err  # the failing rank is not taken for a blocked one
