@@ -24,7 +24,8 @@ says where every rank is (collective, call number on its communicator, the progr
   ended (unless ``collective_timeout_abort``).
 - **A rank that exits tells the others.** At exit every rank joins a nonblocking exchange of
   its number of collectives on the world communicator; a rank that waits there half a second
-  sends a short notice to every other rank, so that a rank blocked in a collective with it is
+  sends a short notice to every other rank (p - 1 small messages per rank, only when the ranks
+  exit more than half a second apart), so that a rank blocked in a collective with it is
   ended within a second or so. Ranks that all exit compare their counts: different counts
   (a collective skipped on some rank, matched silently with another) end the job with an
   error instead of a silent success.
