@@ -194,7 +194,7 @@ class Guard:
         self._owner = threading.get_ident()
         self.members = None if members is None else tuple(members)
         self.ident = ident
-        self.calls = 0  # collectives entered on this communicator
+        self.calls = 0  # collectives entered on this communicator (sendrecv not counted)
         _GUARDS[ident] = self
 
     def enter(self, name: str, *sizes: int) -> None:
@@ -208,7 +208,8 @@ class Guard:
                 "process, in the same order on every rank. Call xdist from one thread (for "
                 "scikit-learn, n_jobs=None or 1; for joblib, the 'sequential' or 'loky' backend)"
             )
-        self.calls += 1
+        if name != "sendrecv":  # point to point: ranks make different numbers of them
+            self.calls += 1  # (a tree's root more than its leaves), so they are not counted
         _LATEST[0] = (_LATEST[0][0] + 1, name, time.monotonic(), ident, self, self.calls)
         config = get_config()
         if config.collective_timeout and not _WATCHING[0] and self.size > 1:
