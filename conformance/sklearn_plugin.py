@@ -5,10 +5,13 @@ dtype_combinations``) and each test asks ``sklearn.utils._testing._array_api_for
 the module. As a pytest plugin (``-p sklearn_plugin`` with ``conformance/`` on
 ``PYTHONPATH``) this file:
 
-- answers ``_array_api_for_tests("array_api_strict", ...)`` with ``xdist`` and the device
-  ``None``, and gives the ``array_api_strict`` cases of both parametrizations the device
-  ``None`` (xdist's default: strict's ``CPU_DEVICE``/``device1`` have no counterpart, and
-  some checks pass the name to the namespace themselves); float64 and float32 stay;
+- answers ``_array_api_for_tests("array_api_strict", device_name, ...)`` with ``xdist`` and
+  an xdist device for the suite's device name: ``CPU_DEVICE`` the backend's CPU device,
+  ``device1`` a second device of the backend where it has one, else the CPU device (the NumPy
+  backend has only ``cpu``); the parametrizations are untouched, so the test ids read as the
+  suite names them (``array_api_strict-CPU_DEVICE-float64``) and the suite's checks that run
+  only on ``CPU_DEVICE`` (dispatch off) run; ``xdist.__array_namespace_info__()`` also takes
+  those two names for ``device=`` (scikit-learn's estimator check passes the name there);
 - splits the tests' inputs along samples: ``xdist.asarray`` of host data called from
   scikit-learn's test code (a ``...tests...`` module or ``sklearn.utils.estimator_checks``)
   gives ``split=0`` for arrays of ``--xdist-split`` dimensions (``2d``, the default: 2 or
@@ -19,7 +22,8 @@ the module. As a pytest plugin (``-p sklearn_plugin`` with ``conformance/`` on
 - under mpiexec: only rank 0 prints; after each test the ranks compare their outcomes (one
   allgather on a communicator of its own) and a test that failed on any rank counts as
   failed, with that rank's message; a watchdog ends the job when one test runs past
-  ``--xdist-test-timeout`` seconds;
+  ``--xdist-test-timeout`` seconds, and a test that a rank made no report of (its pytest
+  ended with an internal error, written to stderr and the log with the rank) ends it at once;
 - with ``--xdist-log FILE``, rank 0 appends ``started`` before each test and its agreed
   outcome after it, and tests already in FILE are deselected: a run killed by a crash is
   resumed past the test that crashed it.
@@ -109,22 +113,47 @@ def _check_same_everywhere(data) -> None:
         )
 
 
-def _strict_devices_to_default(combinations, mixed, original):
-    """The ``array_api_strict`` cases of scikit-learn's parametrizations, on the device
-    ``None``: the tests also hand the device name to the namespace themselves."""
+def _devices_for_suite_names() -> dict[str, object]:
+    """xdist's devices for array_api_strict's names: ``CPU_DEVICE`` is the backend's CPU
+    device; ``device1`` (strict's second, fake device) a second device of the backend when it
+    has one, else the CPU device too (the NumPy backend has one device, ``cpu``)."""
+    import xdist
 
-    def on_default_device(pair):
-        return type(pair)(pair.xp, None) if pair.xp == _STRICT else pair
+    info = xdist.__array_namespace_info__()
+    devices = list(info.devices())
+    cpu = next((d for d in devices if getattr(d, "kind", None) == "cpu"), info.default_device())
+    other = next((d for d in devices if d != cpu), cpu)
+    return {"CPU_DEVICE": cpu, "device1": other}
 
-    def combos(*args, **kwargs):
-        for ns, device, dtype in original[combinations](*args, **kwargs):
-            yield ns, None if ns == _STRICT else device, dtype
 
-    def mixed_inputs(*args, **kwargs):
-        for x, other, name in original[mixed](*args, **kwargs):
-            yield on_default_device(x), on_default_device(other), name
+class _InfoWithSuiteNames:
+    """xdist's inspection object that also takes the suite's device names for ``device=``.
 
-    return {combinations: combos, mixed: mixed_inputs}
+    scikit-learn's estimator check hands the device *name* of its parametrization to
+    ``__array_namespace_info__().dtypes(kind=..., device=name)`` (``_max_precision_float_
+    dtype(xp, device=X_ns_and_device.device)``); array_api_strict ignores the argument there,
+    xdist checks it. Only those two names are translated; anything else goes to xdist as is."""
+
+    __slots__ = ("_info", "_devices")
+
+    def __init__(self, info, devices: dict) -> None:
+        self._info, self._devices = info, devices
+
+    def __getattr__(self, name):
+        attr = getattr(self._info, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            device = kwargs.get("device")
+            if isinstance(device, str) and device in self._devices:
+                kwargs["device"] = self._devices[device]
+            return attr(*args, **kwargs)
+
+        return call
+
+    def __repr__(self) -> str:
+        return repr(self._info)
 
 
 def _patch_everywhere(replacements: dict) -> None:
@@ -138,7 +167,6 @@ def _patch_everywhere(replacements: dict) -> None:
 
 def _install_namespace(min_ndim: int | None) -> None:
     """xdist for ``array_api_strict`` in scikit-learn's tests; test inputs split."""
-    import sklearn.utils._array_api as array_api
     import sklearn.utils._testing as testing
 
     import xdist
@@ -147,22 +175,20 @@ def _install_namespace(min_ndim: int | None) -> None:
         _patch_everywhere(_State.replacements)
         return
     original = testing._array_api_for_tests
+    devices = _devices_for_suite_names()
 
     def array_api_for_tests(array_namespace, device_name=None, dtype_name=None):
         if array_namespace != _STRICT:
             return original(array_namespace, device_name, dtype_name)
         _State.stood_in += 1
-        return xdist, None
+        # the suite's names ("CPU_DEVICE", "device1"; the test ids keep them); anything else
+        # (None) goes to xdist as it is
+        return xdist, devices.get(device_name, device_name)
 
-    names = (
-        "yield_namespace_device_dtype_combinations",
-        "yield_mixed_namespace_input_permutations",
-    )
-    olds = {name: getattr(array_api, name) for name in names}
-    news = _strict_devices_to_default(*names, olds)
-    _State.replacements = {name: (olds[name], news[name]) for name in names}
-    _State.replacements["_array_api_for_tests"] = (original, array_api_for_tests)
+    _State.replacements = {"_array_api_for_tests": (original, array_api_for_tests)}
     _patch_everywhere(_State.replacements)
+    info = xdist.__array_namespace_info__
+    xdist.__array_namespace_info__ = lambda: _InfoWithSuiteNames(info(), devices)
     xdist.asarray = _splitting_asarray(xdist.asarray, min_ndim)
 
 
@@ -320,12 +346,24 @@ def pytest_runtest_protocol(item, nextitem):
     # a backstop should the timer's thread never get the interpreter lock
     faulthandler.dump_traceback_later(_State.timeout + 60, exit=True, file=sys.__stderr__)
     try:
-        yield
+        result = yield
     finally:
         faulthandler.cancel_dump_traceback_later()
         timer.cancel()
+    error = result.exception  # pytest's own error, which ends this rank's session
+    if error is not None and item.nodeid not in _State.outcomes:
+        why = f"pytest internal error on rank {_State.rank}: {type(error).__name__}: {error}"
+        _write(f"\n===== {item.nodeid}: {why}\n")
+        _State.outcomes[item.nodeid] = ("missing", why)
     outcome, message = _agreed(item.nodeid)
     _log(outcome, item.nodeid, message)
+    if outcome == "missing" and _State.comm is not None:
+        # A rank made no report of this test: its pytest is ending (an INTERNALERROR), and
+        # the others would wait for it in the next test's first collective until the
+        # watchdog fires. End the job now; the runner starts it again past this test.
+        if _State.rank == 0:
+            _write(f"\n===== {item.nodeid}: a rank lost its session; ending this job\n")
+        _abort(4)
 
 
 # ------------------------------------------------------------------------------ the runner
@@ -356,15 +394,19 @@ def _run_until_done(nranks: int, log: str, pytest_args: list[str], timeout: floa
         cmd = [mpiexec, "-n", str(nranks), sys.executable, "-m", "mpi4py", *cmd[1:]]
     while True:
         print(f"\n===== {nranks} rank(s): {' '.join(cmd)}", flush=True)
+        before = len(read_log(log))
         try:
             code = subprocess.run(cmd, env=env, timeout=timeout).returncode
         except subprocess.TimeoutExpired:
             code = -1
-        crashed = [n for n, (o, _) in read_log(log).items() if o == "crashed"]
-        if code in (0, 1, 5) or not crashed:
+        found = read_log(log)
+        if code in (0, 1, 5) or len(found) == before:  # done, or no progress: stop
             return
-        with open(log, "a") as f:  # the next run deselects it
-            f.write(f"crashed\t{crashed[-1]}\texit code {code}\n")
+        # a test only started (no message) crashed the job: the next run deselects it
+        unfinished = [n for n, (o, m) in found.items() if o == "crashed" and not m]
+        if unfinished:
+            with open(log, "a") as f:
+                f.write(f"crashed\t{unfinished[-1]}\texit code {code}\n")
 
 
 def _summary(logs: dict[int, str]) -> None:
