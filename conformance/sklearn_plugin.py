@@ -443,6 +443,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds per job")
     args, rest = parser.parse_known_args()
     rest = [a for a in rest if a != "--"] or ["--pyargs", "sklearn", "-k", _STRICT]
+    os.makedirs(args.out, exist_ok=True)
     logs = {}
     for n in [int(r) for r in args.ranks.split(",")]:
         logs[n] = os.path.join(args.out, f"sklearn-{n}.tsv")
