@@ -599,6 +599,22 @@ def test_a_ragged_csv_raises_on_every_rank(where):
             xio.load_csv(where(".csv"), split)
 
 
+def break_the_write(fmt: str, monkeypatch, error: BaseException) -> None:
+    """The library's write of the last rank raises ``error``."""
+    if RANK != SIZE - 1:
+        return
+
+    def broken(*args, **kwargs):
+        raise error
+
+    if fmt in ("npy", "csv"):
+        monkeypatch.setattr(os, "pwrite", broken)
+    elif fmt == "zarr":
+        monkeypatch.setattr(zarr.Array, "__setitem__", broken)
+    else:
+        monkeypatch.setattr(f"xdist.io._{fmt}.write_part", broken)
+
+
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_a_save_failing_on_the_last_rank_leaves_the_old_file(fmt, where, monkeypatch):
     """The last rank's write fails: every rank raises its error, the file under the final
@@ -606,17 +622,7 @@ def test_a_save_failing_on_the_last_rank_leaves_the_old_file(fmt, where, monkeyp
     ext, save, load = FORMATS[fmt]
     old = _data((6, 2), seed=3)
     save(distribute(old, 0), where(ext))
-    if RANK == SIZE - 1:
-
-        def broken(*args, **kwargs):
-            raise OSError(28, "No space left on device")
-
-        if fmt in ("npy", "csv"):
-            monkeypatch.setattr(os, "pwrite", broken)
-        elif fmt == "zarr":
-            monkeypatch.setattr(zarr.Array, "__setitem__", broken)
-        else:
-            monkeypatch.setattr(f"xdist.io._{fmt}.write_part", broken)
+    break_the_write(fmt, monkeypatch, OSError(28, "No space left on device"))
     with pytest.raises(OSError, match=rf"save_{fmt}: cannot write .*: no space left on device"):
         save(distribute(_data((6, 2), seed=4), 0), where(ext))
     monkeypatch.undo()

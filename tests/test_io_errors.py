@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import COMM, DEFAULTS, RANK, SIZE, assert_equal, distribute, outside_mpi_job
+from test_io import break_the_write
 
 import xdist.io as xio
 from xdist._movement.agreement import agree_on_errors, bcast_text
@@ -204,26 +205,10 @@ def test_an_error_between_the_steps_removes_the_temporary(fmt, folder, monkeypat
 
 
 # -- errors that name their cause -----------------------------------------------------------------
-def _break_the_write(fmt: str, monkeypatch, error: BaseException) -> None:
-    """The library's write of the last rank raises ``error``."""
-    if RANK != SIZE - 1:
-        return
-
-    def broken(*args, **kwargs):
-        raise error
-
-    if fmt in ("npy", "csv"):
-        monkeypatch.setattr(os, "pwrite", broken)
-    elif fmt == "zarr":
-        monkeypatch.setattr(zarr.Array, "__setitem__", broken)
-    else:
-        monkeypatch.setattr(f"xdist.io._{fmt}.write_part", broken)
-
-
 @pytest.mark.parametrize("fmt", list(SAVES))
 def test_a_full_disk_is_named_on_every_rank(fmt, folder, monkeypatch):
     ext, save = SAVES[fmt]
-    _break_the_write(fmt, monkeypatch, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+    break_the_write(fmt, monkeypatch, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
     path = folder / f"t{ext}"
     expected = (
         rf"save_{fmt}: cannot write '{re.escape(str(path))}': no space left on device \(ENOSPC\)$"
@@ -245,7 +230,7 @@ def test_a_permission_error_at_the_write_is_named_on_every_rank(fmt, folder, mon
         )
     else:
         error = PermissionError(errno.EACCES, os.strerror(errno.EACCES))
-    _break_the_write(fmt, monkeypatch, error)
+    break_the_write(fmt, monkeypatch, error)
     path = folder / f"t{ext}"
     with pytest.raises(
         PermissionError, match=rf"save_{fmt}: cannot write .*t\{ext}': permission denied \(EACCES\)"
@@ -312,7 +297,7 @@ def test_an_unreadable_file_is_named_on_every_rank(read_only):
 
 def test_netcdfs_bare_hdf_error_on_a_full_disk_is_named(folder, monkeypatch):
     """netCDF says "NetCDF: HDF error" when the disk is full: the file system is asked."""
-    _break_the_write("netcdf", monkeypatch, RuntimeError("NetCDF: HDF error"))
+    break_the_write("netcdf", monkeypatch, RuntimeError("NetCDF: HDF error"))
     real = os.statvfs
 
     def full(path):
