@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
 import tempfile
 import warnings
@@ -15,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import xdist
-from xdist._movement.agreement import bcast_text
+from xdist._movement.agreement import agree_on_errors, bcast_text
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
@@ -25,7 +26,8 @@ import xdist_reference  # noqa: E402
 
 @contextlib.contextmanager
 def shared_directory():
-    """A new directory made by rank 0 and entered by every rank (examples write files)."""
+    """A new directory made by rank 0 and entered by every rank (examples write files),
+    removed by rank 0 once every rank has left it."""
     comm = xdist.default_comm()
     made = tempfile.mkdtemp(prefix="xdist-docs-") if comm.rank == 0 else None
     where = bcast_text(made, 0, comm)
@@ -35,6 +37,9 @@ def shared_directory():
         yield Path(where)
     finally:
         os.chdir(before)
+        agree_on_errors(None, comm)  # every rank has left it
+        if comm.rank == 0:
+            shutil.rmtree(where, ignore_errors=True)
 
 
 def run_reference_examples() -> dict[str, tuple[BaseException | None, Counter]]:
