@@ -194,15 +194,18 @@ def _gram(a: Any, backend: Any) -> Any:
     ``gemm`` of the block, or of chunks of rows converted to double (single precision)."""
     xp, dtype = backend.xp, backend.dtype_of(a)
     wide = _wide(dtype)
+
+    def product(c: Any) -> Any:  # c^H c (no conjugate copy of a real block)
+        return xp.matmul(_conj_t(c, xp) if dtype.kind == "c" else xp.matrix_transpose(c), c)
+
     if dtype == wide:
-        return xp.matmul(_conj_t(a, xp) if dtype.kind == "c" else xp.matrix_transpose(a), a)
+        return product(a)
     native = backend.native_dtype(wide)
     rows, n = a.shape[-2], a.shape[-1]
     step = max(1, _CHUNK_ELEMENTS // max(1, n))
     total = None
     for lo in range(0, max(rows, 1), step):
-        c = xp.astype(a[..., lo : lo + step, :], native)
-        g = xp.matmul(_conj_t(c, xp) if dtype.kind == "c" else xp.matrix_transpose(c), c)
+        g = product(xp.astype(a[..., lo : lo + step, :], native))
         total = g if total is None else total + g
     return total
 
