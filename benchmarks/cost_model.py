@@ -9,7 +9,7 @@ Each family function gives the traffic of the busiest rank, by collective kind, 
 ``calls`` (logical collectives), ``bytes`` (the payload a rank contributes for other ranks)
 and ``messages`` (how many other ranks it is addressed to), each the largest over the ranks.
 Arrays are laid out by xdist's balanced counts (``p`` blocks differing by at most one row,
-the first ranks taking the extra ones). ``tests/test_cost_model.py`` checks every family
+the first ranks taking the extra ones). ``tests/movement/test_cost_model.py`` checks every family
 against the counts of the real operations at 1, 2 and 3 ranks; docs/scaling.md explains the
 formulas and the time model (``Network``).
 

@@ -6,7 +6,7 @@ Runs k-means (200000 x 64 float32, k = 8, 30 iterations), Lasso (100000 x 100 fl
 epochs, with and without the Gram matrix) and the moments (8192 x 8192 float64) on random
 data, counts their collectives with ``xdist.count_collectives()`` and prints, for each, the
 busiest rank's counted calls, bytes and messages beside the model's
-(``benchmarks/cost_model.py``). ``tests/test_cost_model.py`` checks the same formulas on
+(``benchmarks/cost_model.py``). ``tests/movement/test_cost_model.py`` checks the same formulas on
 small arrays in the test command; this script shows they hold at the sizes of issue 18
 (memory: about 1 GB per process at 2 ranks).
 """

@@ -1,4 +1,4 @@
-"""Write ``tests/special_cases_spec.py``, the standard's special cases of its elementwise
+"""Write ``tests/support/special_cases_spec.py``, the standard's special cases of its elementwise
 functions as a table of rules, from the standard's own text.
 
     python conformance/special_cases.py \
@@ -7,11 +7,11 @@ functions as a table of rules, from the standard's own text.
 The first argument is the function stubs of one edition in a checkout of data-apis/array-api
 (the ``array-api`` submodule of data-apis/array-api-tests holds it too); a second, optional,
 names that checkout's commit for the table (``data-apis/array-api@8884c406``). Format the
-table afterwards (it keeps one rule per line): ``ruff format tests/special_cases_spec.py``.
+table afterwards (it keeps one rule per line): ``ruff format tests/support/special_cases_spec.py``.
 
 Each ``- If ...`` line of a function's "Special cases" section becomes one rule: the
 sentence itself, a condition on the operands and the expected result, both Python
-expressions that ``tests/test_special_cases.py`` evaluates on every input of its cross
+expressions that ``tests/namespace/test_special_cases.py`` evaluates on every input of its cross
 product of special values; the first rule of a function's list that an input meets decides
 its value, as the standard's lists read. A condition that an introduction to a list states
 ("if ``x1_i`` is not ``NaN``") joins the condition of each line of that list; "In the

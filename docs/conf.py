@@ -1,6 +1,6 @@
 """Sphinx configuration of xdist's documentation site.
 
-Build: ``sphinx-build -W -b html docs docs/_build/html`` (tests/test_docs.py runs it).
+Build: ``sphinx-build -W -b html docs docs/_build/html`` (tests/packaging/test_docs.py runs it).
 The API reference is generated from the docstrings (autodoc); ``docs/_ext/xdist_reference.py``
 holds each public name's communication note and runnable example, and the extension beside it
 appends them to each entry.

@@ -11,8 +11,8 @@ a block mixed with one fails there as it does on a GPU.
 Replicated data given to the constructors is compared across the ranks by xdist's default
 (``check_replicated``); the runs use the defaults users have.
 
-``tests/test_packaging.py`` (build the sdist and wheel, install the wheel into a fresh venv)
-runs once per command, in the first NumPy 1-rank run; the other runs skip it.
+``tests/packaging/test_packaging.py`` (build the sdist and wheel, install the wheel into a
+fresh venv) runs once per command, in the first NumPy 1-rank run; the other runs skip it.
 
 Each run has a wall-clock limit: a hang is killed and reported as a failure. Under mpiexec a
 test failing on any rank aborts the whole job (tests/conftest.py), so a failure never leaves
@@ -127,8 +127,8 @@ def main() -> int:
     results = []
     total: dict[str, int] = {}
     runs = [(b, n) for b in backends for n in ranks]
-    # tests/test_packaging.py builds and installs the package once per command, and
-    # tests/test_benchmarks.py makes its smoke run of benchmarks/workloads.py once: in the
+    # tests/packaging/test_packaging.py builds and installs the package once per command, and
+    # tests/packaging/test_benchmarks.py makes its smoke run of benchmarks/workloads.py once: in the
     # first NumPy 1-rank run (or the first 1-rank run); the others skip them.
     one_rank = [run for run in runs if run[1] == 1]
     packaging_run = min(one_rank, key=lambda run: run[0] != "numpy", default=None)

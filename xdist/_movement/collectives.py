@@ -1,7 +1,7 @@
 """Collectives on blocks: the one place above the transport that talks to the communicator.
 
 Each idiom that several chapters use is named once here, and the chapter modules call these
-functions instead of the communicator (``tests/test_architecture.py`` keeps it so):
+functions instead of the communicator (``tests/packaging/test_architecture.py`` keeps it so):
 
 - agree on a flag: ``any_rank`` / ``all_ranks``;
 - exact uneven layouts from local lengths: ``counts_from_local`` / ``layout_from_local``;

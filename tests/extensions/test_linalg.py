@@ -357,7 +357,7 @@ def test_lda_svd_solver_is_not_mirrored(seed, counts):
     split xdist arrays gives NumPy's fit, signs included (these seeds came out mirrored while
     xdist signed singular vectors its own way)."""
     sklearn = pytest.importorskip("sklearn")
-    from interop import host, no_gather, split_rows
+    from interop_support import host, no_gather, split_rows
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
     rng = np.random.default_rng(seed)

@@ -4,7 +4,7 @@ package) and runs when one is present, at any number of ranks (ranks may share a
 The device-buffer path (a CUDA-aware MPI) runs on real GPUs only when the MPI library says
 it is CUDA-aware or ``XDIST_CUDA_AWARE=1`` is set: handing device pointers to an MPI that is
 not CUDA-aware would crash. The same path runs everywhere on a fake device in
-tests/test_transport.py and tests/test_devices.py.
+tests/transport/test_transport.py and tests/backends/test_devices.py.
 """
 
 from __future__ import annotations

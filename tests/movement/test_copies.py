@@ -1,5 +1,6 @@
 """A copy is a copy: NumPy copies, ``copy.copy``/``deepcopy`` and pickling of arrays, at every
-rank count and layout (the trust issue's classes 1 and 2)."""
+rank count and layout: a copy never shares memory with its source, and a pickled array
+comes back with its layout."""
 
 from __future__ import annotations
 

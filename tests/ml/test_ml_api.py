@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import check_estimator
 import xdist
 from xdist.ml import KMeans, Lasso, Moments
 
-ML = Path(__file__).resolve().parent.parent / "ml"
+ML = Path(__file__).resolve().parents[2] / "ml"
 
 # Checks expected to fail, with the reason (the same list scikit-learn keeps for its KMeans).
 EXPECTED_FAILURES = {

@@ -1,7 +1,7 @@
 """Run the API reference's examples (docs/_ext/xdist_reference.py) in this process, counting
-what each sends; used by tests/test_docs.py, and by hand to see the counts:
+what each sends; used by tests/packaging/test_docs.py, and by hand to see the counts:
 
-    mpiexec -n 3 python tests/docs_examples.py
+    mpiexec -n 3 python tests/support/docs_examples.py
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 import xdist
 from xdist._movement.agreement import agree_on_errors, bcast_text
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
 
 import xdist_reference  # noqa: E402

@@ -11,7 +11,7 @@ from helpers import COMM, RANK
 
 from xdist._movement.agreement import bcast_text
 
-EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 
 def load(name: str):

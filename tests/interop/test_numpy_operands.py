@@ -1,7 +1,6 @@
-"""NumPy (and Torch) beside xdist arrays never leave xdist silently (the trust issue's class
-4): NumPy arrays and scalars are replicated operands, NumPy's ufuncs and functions with a
-counterpart dispatch to the namespace, anything else warns as a gather; against NumPy on the
-same data at every layout."""
+"""NumPy (and Torch) beside xdist arrays never leave xdist silently: NumPy arrays and scalars are
+replicated operands, NumPy's ufuncs and functions with a counterpart dispatch to the namespace,
+anything else warns as a gather; against NumPy on the same data at every layout."""
 
 from __future__ import annotations
 

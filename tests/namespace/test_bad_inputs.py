@@ -1,5 +1,5 @@
-"""Bad calls raise the same clear error on every rank, before any message, and write nothing
-(the trust issue's bad-input suite): wrong types, shapes, axes, dtypes, splits, contexts and
+"""Bad calls raise the same clear error on every rank, before any message, and write nothing:
+wrong types, shapes, axes, dtypes, splits, contexts and
 per-rank disagreement, across the chapters. Runs at 1, 2 and 3 ranks; each case checks that
 every rank raised the same exception type (an allgather of its name) and that no operand
 changed."""

@@ -37,7 +37,7 @@ netCDF4 = pytest.importorskip("netCDF4")
 pd = pytest.importorskip("pandas")
 zarr = pytest.importorskip("zarr")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # -- a directory every rank sees --------------------------------------------------------------
@@ -244,9 +244,16 @@ def _mpiexec(n: int, code: str, directory: str) -> None:
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "OMPI"))}
     env.update(
-        # the tests' folder first, the caller's path kept (packages installed with --target)
+        # the I/O tests' folder and the helpers first, the caller's path kept (packages
+        # installed with --target)
         PYTHONPATH=os.pathsep.join(
-            p for p in (str(ROOT / "tests"), os.environ.get("PYTHONPATH")) if p
+            p
+            for p in (
+                str(ROOT / "tests" / "io"),
+                str(ROOT / "tests" / "support"),
+                os.environ.get("PYTHONPATH"),
+            )
+            if p
         ),
         MPIR_CVAR_CH4_PROGRESS_THROTTLE="1",
         MPIR_CVAR_POLLS_BEFORE_YIELD="100",

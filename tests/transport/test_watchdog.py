@@ -4,7 +4,7 @@
   the program's line and where the other rank is, once the rank has waited
   ``collective_timeout`` seconds; with ``collective_timeout_abort`` it ends the job (a job of
   its own, started by rank 0 of this run). Ranks that can no longer meet are ended by default:
-  tests/test_desync.py.
+  tests/transport/test_desync.py.
 - ``debug_collectives``: ranks entering different collectives raise the same
   ``CollectiveMismatchError`` on every rank.
 - A collective called from a second thread raises a clear error on every rank, before any

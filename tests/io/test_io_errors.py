@@ -30,7 +30,7 @@ netCDF4 = pytest.importorskip("netCDF4")
 pd = pytest.importorskip("pandas")
 zarr = pytest.importorskip("zarr")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "0123456789abcdef"  # a temporary's token: 16 hex digits
 
 
@@ -164,7 +164,13 @@ def test_a_save_killed_for_real_leaves_a_temporary_the_next_save_removes(fmt, tm
     )
     env = outside_mpi_job()
     env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(ROOT / "tests"), os.environ.get("PYTHONPATH")) if p
+        p
+        for p in (
+            str(ROOT / "tests" / "io"),
+            str(ROOT / "tests" / "support"),
+            os.environ.get("PYTHONPATH"),
+        )
+        if p
     )
     code = f"import test_io_errors; test_io_errors.killed_save({str(directory)!r})"
     done = subprocess.run(

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import pytest
 import scipy
-from interop import COUNTS, N, assert_close, data, host, no_gather, split_rows
+from interop_support import COUNTS, N, assert_close, data, host, no_gather, split_rows
 from scipy import fft, integrate, signal, special, stats
 
 import xdist

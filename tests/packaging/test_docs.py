@@ -32,7 +32,7 @@ from helpers import BACKEND, SIZE, UNSUPPORTED
 
 import xdist
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAGES = sorted(
     [ROOT / "README.md", *DOCS.rglob("*.md"), *DOCS.rglob("*.rst")],

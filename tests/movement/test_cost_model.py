@@ -22,7 +22,7 @@ from xdist.ml.cluster import KMeans
 from xdist.ml.linear_model import Lasso
 
 _SPEC = importlib.util.spec_from_file_location(
-    "cost_model", Path(__file__).resolve().parent.parent / "benchmarks" / "cost_model.py"
+    "cost_model", Path(__file__).resolve().parents[2] / "benchmarks" / "cost_model.py"
 )
 cm = importlib.util.module_from_spec(_SPEC)
 sys.modules["cost_model"] = cm  # its dataclasses look their module up

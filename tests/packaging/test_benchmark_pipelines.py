@@ -4,7 +4,7 @@ on xdist at 2 ranks and prints its table.
 
 The smoke run starts ``mpiexec`` itself, so it runs once per test command: ``tests/run.py``
 sets ``XDIST_BENCHMARK_TEST=1`` in its first NumPy 1-rank run only (as for
-tests/test_benchmarks.py).
+tests/packaging/test_benchmarks.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from helpers import SIZE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load(name: str):

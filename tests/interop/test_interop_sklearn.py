@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import sklearn
 from helpers import DEFAULTS, SIZE
-from interop import COUNTS, GATHER_LIMIT, N, assert_close, data, host, no_gather, split_rows
+from interop_support import COUNTS, GATHER_LIMIT, N, assert_close, data, host, no_gather, split_rows
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import Ridge
@@ -193,7 +193,7 @@ def test_pairwise_metrics_and_kernels(counts, func, metric, kwds):
     """The distances and kernels of scikit-learn's ``test_pairwise_parallel_array_api``, of
     split samples against a few of them (split too) and against themselves. That test's
     ``n_jobs=2`` runs xdist in joblib threads, which xdist refuses at several ranks
-    (tests/test_watchdog.py); here scikit-learn computes in the calling thread.
+    (tests/transport/test_watchdog.py); here scikit-learn computes in the calling thread.
 
     scikit-learn's manhattan distances (laplacian kernel too) write each block of results
     into an ``xp.empty`` output, replicated by default: the ``N x 9`` result is gathered

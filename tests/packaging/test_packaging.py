@@ -57,7 +57,7 @@ pytestmark = [
     ),
 ]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PROJECT = PYPROJECT["project"]
 PACKAGES = PYPROJECT["tool"]["setuptools"]["packages"]
@@ -156,7 +156,7 @@ def test_sdist_holds_what_a_build_needs(dists):
     needed = {
         "PKG-INFO", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in",
         "xdist/_version.py", "xdist/py.typed", "backends/__init__.py", "ml/__init__.py",
-        "tests/conftest.py", "tests/helpers.py", "tests/run.py", "examples/quickstart.py",
+        "tests/conftest.py", "tests/support/helpers.py", "tests/run.py", "examples/quickstart.py",
     }  # fmt: skip
     assert needed <= names, sorted(needed - names)
     for directory in ("xdist", "backends", "ml"):

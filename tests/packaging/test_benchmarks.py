@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from helpers import SIZE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("workloads", ROOT / "benchmarks" / "workloads.py")
 workloads = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(workloads)
