@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 import numpy as np
 
 from .moments import two_pass
 
-__all__ = ["STANDARD_DTYPES", "Backend", "BackendBase", "Device", "host_solve_upper_right"]
+__all__ = [
+    "STANDARD_DTYPES",
+    "Backend",
+    "BackendBase",
+    "Block",
+    "Device",
+    "DeviceBuffer",
+    "host_solve_upper_right",
+]
 
 
 # ``arg_best`` searches lines by whole-array passes when that beats NumPy's and Torch's own
@@ -97,53 +106,177 @@ class Device:
         return self.kind if self.index is None else f"{self.kind}:{self.index}"
 
 
+# One rank's block: an array of the backend's library (``numpy.ndarray``, ``torch.Tensor``,
+# ``cupy.ndarray``). Typed ``Any`` because each backend has its own array type.
+Block: TypeAlias = Any
+
+
 class Backend(Protocol):
-    """What xdist asks of a local array library. xdist dtypes are NumPy ``dtype`` objects."""
+    """What xdist asks of a local array library: every member that xdist's code uses on a
+    backend object (``DeviceBuffer`` included). tests/backends/test_backend_contract.py checks
+    every backend against it, and the code's uses against it. xdist dtypes are NumPy
+    ``dtype`` objects. ``BackendBase`` implements what the libraries share."""
 
-    name: str
-    xp: Any  # the library's array-API namespace (array-api-compat)
+    name: str  # the backend's name: "numpy", "torch" or "cupy"
+    xp: Any  # the library's array-API namespace (array-api-compat), with xdist's corrections
 
-    def default_device(self) -> Device: ...
-
-    def devices(self) -> list[Device]: ...
-
-    def device_of(self, block: Any) -> Device: ...
-
-    def check_device(self, device: Any, func: str) -> Device:
-        """``device`` (None, a Device or its name) as one of this backend's devices."""
+    # -- devices ----------------------------------------------------------------------------
+    def devices(self) -> list[Device]:
+        """Every device of this backend, the default one first unless another was set."""
         ...
 
+    def default_device(self) -> Device:
+        """The device a new block goes to when none is given."""
+        ...
+
+    def set_default_device(self, device: Device | str | None) -> Device:
+        """Make ``device`` the default (None: the first device); return the previous default."""
+        ...
+
+    def check_device(self, device: Device | str | None, func: str) -> Device:
+        """``device`` (None, a Device or its name) as a device of this backend, else ValueError."""
+        ...
+
+    def device_of(self, block: Block) -> Device:
+        """The device that holds ``block``."""
+        ...
+
+    def native_device(self, device: Device) -> Any:
+        """The library's own device object for ``device``."""
+        ...
+
+    def move_block(self, block: Block, device: Device) -> Block:
+        """``block`` copied to another ``device`` of this backend."""
+        ...
+
+    # -- dtypes ------------------------------------------------------------------------------
     def default_dtypes(self) -> dict[str, np.dtype]:
         """The standard's default dtypes for this library, by the keys of the standard."""
         ...
 
-    def supported_dtypes(self) -> tuple[np.dtype, ...]: ...
-
-    def is_block(self, obj: Any) -> bool:
-        """Whether ``obj`` is an array of this library."""
+    def supported_dtypes(self) -> tuple[np.dtype, ...]:
+        """The xdist dtypes this library holds, in ``STANDARD_DTYPES`` order."""
         ...
 
-    def dtype_of(self, block: Any) -> np.dtype:
+    def dtype_of(self, block: Block) -> np.dtype:
         """The xdist (NumPy) dtype of a block."""
         ...
 
     def native_dtype(self, dtype: np.dtype) -> Any:
-        """The library's dtype for an xdist dtype."""
+        """The library's dtype for an xdist dtype, or a TypeError naming the supported ones."""
+        ...
+
+    def sum_dtype(self, dtype: np.dtype) -> np.dtype:
+        """The dtype in which ``sum``, ``prod`` and the scans accumulate ``dtype`` by default."""
+        ...
+
+    # -- blocks and the host -----------------------------------------------------------------
+    def is_block(self, obj: Any) -> bool:
+        """Whether ``obj`` is an array of this library."""
         ...
 
     def asarray(
-        self, obj: Any, dtype: np.dtype | None, device: Device | None, copy: bool | None
-    ) -> Any: ...
-
-    def empty(self, shape: tuple[int, ...], dtype: np.dtype, device: Device | None) -> Any: ...
-
-    def to_host(self, block: Any) -> np.ndarray:
-        """A C-contiguous NumPy array with the block's data, ready for MPI (no copy where the
-        block already is one; device work is synchronized first)."""
+        self,
+        obj: Any,
+        dtype: np.dtype | None = None,
+        device: Device | str | None = None,
+        copy: bool | None = None,
+    ) -> Block:
+        """A block from ``obj`` on ``device``, ``dtype`` and ``copy`` as in the standard's."""
         ...
 
-    def from_host(self, array: np.ndarray, device: Device | None) -> Any:
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype, device: Device | None = None) -> Block:
+        """An uninitialized block of ``shape`` and ``dtype`` on ``device``."""
+        ...
+
+    def to_host(self, block: Block) -> np.ndarray:
+        """The block's data as a C-contiguous NumPy array for MPI (device work done first)."""
+        ...
+
+    def from_host(self, array: np.ndarray, device: Device | None = None) -> Block:
         """A block on ``device`` holding ``array``'s data."""
+        ...
+
+    def is_c_contiguous(self, block: Block) -> bool:
+        """Whether ``block`` is C-contiguous (False where the library cannot tell)."""
+        ...
+
+    def item(self, block: Block) -> bool | int | float | complex:
+        """The one element of a block as a Python scalar (device work completes first)."""
+        ...
+
+    def unstack(self, block: Block, axis: int) -> tuple[Block, ...]:
+        """The block's slices along ``axis``, each a block (views where the library makes them)."""
+        ...
+
+    # -- transport buffers -------------------------------------------------------------------
+    def to_buffer(self, block: Block, cuda_aware: bool) -> np.ndarray | DeviceBuffer:
+        """What the transport sends: a ``DeviceBuffer`` under a CUDA-aware MPI, else ``to_host``."""
+        ...
+
+    def from_buffer(self, buf: np.ndarray | DeviceBuffer, device: Device | None) -> Block:
+        """A block on ``device`` from what the transport returned (host array or buffer)."""
+        ...
+
+    def empty_buffer(self, n: int, dtype: np.dtype, like: DeviceBuffer) -> DeviceBuffer:
+        """A flat receive ``DeviceBuffer`` of ``n`` elements on ``like``'s device."""
+        ...
+
+    # -- local computations ------------------------------------------------------------------
+    def select(self, block: Block, mask: Block) -> Block:
+        """``block[mask]`` for a boolean ``mask`` over the leading axes, as a new block."""
+        ...
+
+    def arg_best(self, block: Block, axis: int | None, keepdims: bool, want_max: bool) -> Block:
+        """``argmax`` (``want_max``) or ``argmin`` of a block in int64, the first NaN winning."""
+        ...
+
+    def min_max(self, block: Block, axes: tuple[int, ...], want_max: bool) -> Block:
+        """``max`` (``want_max``) or ``min`` of a block over ``axes``, kept with length 1."""
+        ...
+
+    def moments(self, block: Block, axes: tuple[int, ...], n: int) -> tuple[Block, Block, Block]:
+        """``(mean, correction, M2)`` over ``axes`` (kept) in float64, ``n`` values each."""
+        ...
+
+    def count_nonzero(self, block: Block, axes: tuple[int, ...]) -> Block:
+        """How many elements are nonzero over ``axes`` (kept with length 1), in int64."""
+        ...
+
+    def imag(self, block: Block) -> Block:
+        """The imaginary part of a block; zeros of its dtype, as a new block, for a real one."""
+        ...
+
+    def integer_division(self, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        """``fn`` (floor_divide or remainder) on integers, 0 where the divisor is 0 (NumPy's)."""
+        ...
+
+    def may_alias(self, block: Block, value: Block) -> bool:
+        """Whether writing ``value`` into ``block`` may read memory it writes (copy it first)."""
+        ...
+
+    def in_place(self, op: Callable[[Any, Any], Any], block: Block, value: Any) -> bool:
+        """Apply ``op`` (``operator.iadd``, ...) in place where exact; else write nothing, False."""
+        ...
+
+    def matmul_into(self, a: Block, b: Block, out: Block) -> None:
+        """``out[...] = a @ b`` for ``out`` a view of a larger block."""
+        ...
+
+    def solve_upper_right(self, b: Block, r: Block) -> Block:
+        """``b r^{-1}`` for ``r`` upper triangular with a nonzero diagonal (stacks allowed)."""
+        ...
+
+    def vecdot_last_axis(self, a: Block, b: Block) -> Block | None:
+        """The library's ``vecdot`` along the last axis where it is faster, else ``None``."""
+        ...
+
+    def special_function(self, name: str) -> Callable[..., Any] | None:
+        """The library's own ``scipy.special.<name>`` where it agrees with SciPy, else ``None``."""
+        ...
+
+    def linalg_errors(self) -> contextlib.AbstractContextManager[None]:
+        """A context in which the library's ``linalg`` raises LinAlgError on a singular matrix."""
         ...
 
 
@@ -158,7 +291,7 @@ class DeviceBuffer:
     """
 
     data: Any
-    backend: Any
+    backend: Backend
 
     @property
     def dtype(self) -> np.dtype:
