@@ -5,12 +5,20 @@
 - Each autodoc entry gets the registry's note (what it communicates) and its runnable example
   appended to its docstring (``autodoc-process-docstring``), so the docstrings in ``xdist/``
   stay as they are and the notes live in one table that the tests check.
+- ``.. xdist-example:: NAME.py`` runs ``examples/NAME.py`` when the site is built (under
+  ``mpiexec -n 2`` when an ``mpiexec`` is found, else as one process) and shows its source,
+  what it printed, and the PNG files it wrote.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from docutils import nodes
@@ -169,7 +177,69 @@ def _plot_pages(app, env, added, changed, removed) -> list[str]:
     ]
 
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+# MPICH on more ranks than cores: yield while waiting (tests/run.py sets the same).
+OVERSUBSCRIBE = {
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
+    "MPIR_CVAR_POLLS_BEFORE_YIELD": "100",
+    "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1",
+}
+
+
+class ExampleRun(SphinxDirective):
+    """``.. xdist-example:: NAME.py``: the example's source, its output and its plots."""
+
+    required_arguments = 1
+
+    def run(self):
+        script = EXAMPLES / self.arguments[0]
+        if not script.is_file():
+            raise self.error(f"xdist-example: no example {script}")
+        self.env.note_dependency(str(script))
+        exe = shutil.which("mpiexec", path=os.path.dirname(sys.executable))
+        command = [sys.executable, str(script)]
+        if exe is not None:
+            command = [exe, "-n", "2", *command]
+        # a build started inside an MPI job must not hand its job's variables to the example
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "OMPI"))}
+        env.update(OVERSUBSCRIBE, XDIST_BACKEND="numpy", OMP_NUM_THREADS="1")
+        out_dir = Path(self.env.srcdir) / "examples" / "_output"
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            done = subprocess.run(
+                command, cwd=tmp, env=env, capture_output=True, text=True, timeout=600
+            )
+            if done.returncode != 0:
+                raise self.error(
+                    f"xdist-example: {' '.join(command[-2:])} failed "
+                    f"(exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+                )
+            plots = []
+            for png in sorted(Path(tmp).rglob("*.png")):
+                kept = out_dir / f"{script.stem}-{png.name}"
+                shutil.copyfile(png, kept)
+                plots.append(kept.name)
+        ranks = "mpiexec -n 2 python" if exe is not None else "python"
+        out = [
+            f".. literalinclude:: ../../examples/{script.name}",
+            "   :language: python",
+            "",
+            f"Output of ``{ranks} examples/{script.name}``, run when this page was built:",
+            "",
+            ".. code-block:: text",
+            "",
+            *("   " + line for line in (done.stdout.rstrip() or "(nothing printed)").splitlines()),
+            "",
+        ]
+        for name in plots:
+            out += [f".. image:: _output/{name}", "   :width: 70%", ""]
+        node = nodes.Element()
+        self.state.nested_parse(StringList(out, source=f"<example {script.name}>"), 0, node)
+        return node.children
+
+
 def setup(app):
+    app.add_directive("xdist-example", ExampleRun)
     app.connect("env-get-outdated", _plot_pages)
     app.add_directive("xdist-benchmark-plots", BenchmarkPlots)
     app.connect("autodoc-process-docstring", append_note, priority=600)

@@ -153,10 +153,14 @@ class Communicator(Protocol):
     """What xdist needs from a communicator. Every method is collective unless noted."""
 
     @property
-    def rank(self) -> int: ...
+    def rank(self) -> int:
+        """This process's number among the communicator's ranks, ``0 <= rank < size``."""
+        ...
 
     @property
-    def size(self) -> int: ...
+    def size(self) -> int:
+        """The number of ranks."""
+        ...
 
     @property
     def cuda_aware(self) -> bool:
@@ -167,7 +171,10 @@ class Communicator(Protocol):
         """This rank's position among the ranks of its node (collective on first call)."""
         ...
 
-    def barrier(self) -> None: ...
+    def barrier(self) -> None:
+        """Return once every rank has entered it: time a step between two barriers, so that
+        the time is the slowest rank's (on a GPU, synchronise the device as well)."""
+        ...
 
     def bcast(self, buf: np.ndarray, root: int) -> np.ndarray:
         """Broadcast ``buf`` of ``root`` into ``buf`` of every rank (same shape and dtype)."""
@@ -206,9 +213,13 @@ class Communicator(Protocol):
         """Send flat ``buf`` to ``dest`` and receive ``recvcount`` elements from ``source``."""
         ...
 
-    def split(self, color: int, key: int = 0) -> Communicator: ...
+    def split(self, color: int, key: int = 0) -> Communicator:
+        """A communicator per ``color`` of the ranks that gave it, ordered by ``key``."""
+        ...
 
-    def dup(self) -> Communicator: ...
+    def dup(self) -> Communicator:
+        """A communicator of the same ranks whose messages never match this one's."""
+        ...
 
 
 class SelfComm:

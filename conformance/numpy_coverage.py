@@ -1,0 +1,187 @@
+"""NumPy coverage: the NumPy functions that scientific Python code calls most, and what xdist
+offers for each.
+
+    python conformance/numpy_coverage.py count NAME=DIR ...   # count the calls in source trees
+    python conformance/numpy_coverage.py table                # write docs/numpy-coverage.md
+
+``count`` parses every Python file of each tree (tests, benchmarks, docs and examples left
+out) and counts the calls ``np.<name>(...)`` through a module bound by ``import numpy`` or
+``import numpy as np``; ``np.linalg.norm(...)`` counts as ``linalg.norm``. The counts and the
+trees' commits go to ``conformance/numpy_usage.json``, which is checked in: the trees are
+not needed again.
+
+``table`` takes the most called names and asks the installed xdist about each one: a name of
+the standard, an extension of xdist's under NumPy's name, NumPy's name for a standard
+function, an array attribute, or missing, with the hint that xdist's ``AttributeError`` gives
+for it. ``tests/packaging/test_numpy_coverage.py`` checks that the page is what this script
+writes now, so the page cannot fall behind the code, and that every missing name has a hint.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+USAGE = ROOT / "conformance" / "numpy_usage.json"
+PAGE = ROOT / "docs" / "numpy-coverage.md"
+TOP = 150
+SKIPPED_FOLDERS = {"tests", "testing", "benchmarks", "doc", "docs", "examples"}
+
+# NumPy's names for functions the standard (and xdist) spell differently.
+STANDARD_NAMES = {
+    "absolute": "abs", "amax": "max", "amin": "min", "arccos": "acos", "arccosh": "acosh",
+    "arcsin": "asin", "arcsinh": "asinh", "arctan": "atan", "arctan2": "atan2",
+    "arctanh": "atanh", "array": "asarray", "asanyarray": "asarray",
+    "ascontiguousarray": "asarray", "concatenate": "concat", "conjugate": "conj",
+    "cumprod": "cumulative_prod", "cumsum": "cumulative_sum", "fabs": "abs",
+    "identity": "eye", "invert": "bitwise_invert", "left_shift": "bitwise_left_shift",
+    "power": "pow", "right_shift": "bitwise_right_shift", "transpose": "permute_dims",
+    "true_divide": "divide",
+}  # fmt: skip
+# Functions of NumPy whose value is an attribute of an xdist array.
+ATTRIBUTES = {"ndim": "x.ndim", "shape": "x.shape", "size": "x.size", "real": "xp.real(x)"}
+
+
+def count_calls(tree: Path) -> collections.Counter[str]:
+    calls: collections.Counter[str] = collections.Counter()
+    for path in tree.rglob("*.py"):
+        if SKIPPED_FOLDERS & set(path.relative_to(tree).parts):
+            continue
+        try:
+            module = ast.parse(path.read_text(errors="replace"))
+        except SyntaxError:
+            continue
+        numpy = {
+            alias.asname or "numpy"
+            for node in ast.walk(module)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+            if alias.name == "numpy"
+        }
+        if not numpy:
+            continue
+        for node in ast.walk(module):
+            if not isinstance(node, ast.Call):
+                continue
+            parts, func = [], node.func
+            while isinstance(func, ast.Attribute):
+                parts.append(func.attr)
+                func = func.value
+            if parts and isinstance(func, ast.Name) and func.id in numpy:
+                calls[".".join(reversed(parts))] += 1
+    return calls
+
+
+def _commit(tree: Path) -> str:
+    head = tree / ".commit"
+    return head.read_text().strip() if head.exists() else "unknown"
+
+
+def count(trees: list[str]) -> None:
+    projects, total = {}, collections.Counter()
+    for spec in trees:
+        name, _, folder = spec.partition("=")
+        calls = count_calls(Path(folder))
+        projects[name] = {"commit": _commit(Path(folder)), "calls": sum(calls.values())}
+        total += calls
+    USAGE.write_text(
+        json.dumps({"projects": projects, "calls": dict(total.most_common())}, indent=1) + "\n"
+    )
+
+
+def _lookup(name: str):
+    """(the object xdist has under ``name``, or None; the AttributeError's text if none)."""
+    import xdist
+
+    target = xdist
+    *modules, last = name.split(".")
+    for module in modules:
+        if not hasattr(target, module):
+            return None, f"xdist has no {module!r} namespace"
+        target = getattr(target, module)
+    try:
+        return getattr(target, last), ""
+    except AttributeError as error:
+        return None, str(error)
+
+
+def _standard(name: str) -> bool:
+    import array_api_strict
+
+    target = array_api_strict
+    for part in name.split("."):
+        if not hasattr(target, part):
+            return False
+        target = getattr(target, part)
+    return True
+
+
+def status(name: str) -> tuple[str, str]:
+    """(xdist's status for NumPy's ``name``, what to write in xdist)."""
+    found, error = _lookup(name)
+    if name in ATTRIBUTES:
+        return "array attribute", f"`{ATTRIBUTES[name]}`"
+    if found is not None:
+        if _standard(name):
+            return "standard", f"`xp.{name}`"
+        if name in STANDARD_NAMES:
+            return "NumPy alias", f"`xp.{name}` (the standard's `{STANDARD_NAMES[name]}`)"
+        return "xdist extension", f"`xp.{name}`"
+    hint = error.split(";", 1)[1].strip() if ";" in error else ""
+    if name in STANDARD_NAMES:
+        return "standard, other name", f"`xp.{STANDARD_NAMES[name]}`" + (
+            f"; {hint}" if hint else ""
+        )
+    return "missing", hint
+
+
+def table() -> str:
+    usage = json.loads(USAGE.read_text())
+    top = list(usage["calls"].items())[:TOP]
+    projects = ", ".join(
+        f"{name} ({info['calls']:,} calls, `{info['commit'][:12]}`)"
+        for name, info in usage["projects"].items()
+    )
+    rows = [status(name) for name, _ in top]
+    tally = collections.Counter(kind for kind, _ in rows)
+    lines = [
+        "# NumPy coverage",
+        "",
+        f"The {TOP} NumPy functions that scientific Python code calls most, counted in the",
+        f"source of {projects} (calls `np.<name>(...)`, tests and examples left out), and what",
+        "xdist offers for each. NumPy's names that xdist does not have raise an",
+        "`AttributeError` that says what to use instead; that hint is the last column.",
+        "",
+        "Regenerate with `python conformance/numpy_coverage.py table`;",
+        "`tests/packaging/test_numpy_coverage.py` fails when this page and the code disagree.",
+        "",
+        "| status | names |",
+        "|---|---|",
+        *(f"| {kind} | {n} |" for kind, n in sorted(tally.items(), key=lambda kv: -kv[1])),
+        "",
+        "| # | NumPy | calls | xdist | in xdist |",
+        "|---|---|---|---|---|",
+    ]
+    for i, ((name, calls), (kind, use)) in enumerate(zip(top, rows), 1):
+        use = use.replace("|", "\\|")
+        lines.append(f"| {i} | `np.{name}` | {calls:,} | {kind} | {use} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["count"] and len(argv) > 1:
+        count(argv[1:])
+    elif argv == ["table"]:
+        PAGE.write_text(table())
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
