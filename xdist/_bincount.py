@@ -26,6 +26,7 @@ from ._movement.broadcast import output_layout
 from ._movement.collectives import allreduce_block, allreduce_host
 from ._movement.redistribute import redistribute_block
 from ._validation import check_array, check_same_context
+from .backends import Backend
 
 __all__ = ["bincount"]
 
@@ -100,7 +101,7 @@ def _nbins(x: Array, block: Any, minlength: int, split: bool) -> int:
     return max(int(ends[0]) + 1, minlength)
 
 
-def _local_bincount(block: Any, w: Any, nbins: int, backend: Any) -> Any:
+def _local_bincount(block: Any, w: Any, nbins: int, backend: Backend) -> Any:
     """This block counted into exactly ``nbins`` bins (int64, or float64 when weighted)."""
     xp = backend.xp
     if block.shape[0] == 0:  # some libraries refuse to count an empty array of no dtype

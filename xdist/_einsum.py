@@ -29,6 +29,7 @@ from ._layout import Layout
 from ._movement.collectives import allreduce_block
 from ._movement.gathers import implicit_gather
 from ._movement.redistribute import redistribute_block
+from .backends import Backend
 
 __all__ = ["einsum"]
 
@@ -143,7 +144,7 @@ def einsum(subscripts: str, /, *operands: Any, optimize: Any = False, **kwargs: 
     return _run(labels, out, blocks, Layout.replicated(out_shape), like, reduce=comm.size > 1)
 
 
-def _cast_block(backend: Any, block: Any, dtype: np.dtype) -> Any:
+def _cast_block(backend: Backend, block: Any, dtype: np.dtype) -> Any:
     if backend.dtype_of(block) == dtype:
         return block
     return backend.xp.astype(block, backend.native_dtype(dtype))

@@ -38,6 +38,7 @@ from ._movement.redistribute import redistribute_block
 from ._ops.matmul_plan import Plan, choose_plan
 from ._statistical_functions import sum as _sum
 from ._validation import check_array, check_same_context, normalize_axis
+from .backends import Backend
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -98,7 +99,7 @@ def _remove_axis(block: Any, layout: Layout, axis: int, xp: Any) -> tuple[Any, L
     return xp.squeeze(block, axis=axis), Layout(shape, split, layout.counts)
 
 
-def _ring_blocks(b2: Any, plan: Plan, comm: Any, backend: Any):
+def _ring_blocks(b2: Any, plan: Plan, comm: Any, backend: Backend):
     """The ``x2`` blocks a rank holds as they pass around the ring: at step ``s`` the block
     of rank ``owner = rank - s`` (yielded with its range of ``x2``'s split axis), then sent
     on to the next rank while the block of ``owner - 1`` arrives from the rank before
@@ -114,7 +115,7 @@ def _ring_blocks(b2: Any, plan: Plan, comm: Any, backend: Any):
             b2 = sendrecv_block(b2, (me + 1) % p, shape, (me - 1) % p, comm, backend, device)
 
 
-def _ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
+def _ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Backend) -> Any:
     """This rank's block of ``x1 @ x2`` for ``x1``'s rows here and ``x2`` split on k: each
     ``x2`` block of the ring times the columns of the ``x1`` block that match it, the
     products added."""
@@ -125,7 +126,7 @@ def _ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
     return total
 
 
-def _column_ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Any) -> Any:
+def _column_ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Backend) -> Any:
     """This rank's block of ``x1 @ x2`` for ``x1``'s rows here and ``x2`` split on n: the
     whole ``x1`` block times each ``x2`` block of the ring, written into those columns of
     the result block (written once; nothing of the result's size is added)."""

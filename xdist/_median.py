@@ -29,6 +29,7 @@ from ._movement.collectives import allgather_block
 from ._ops.reduction import Reduction, filled_block, plan_reduction
 from ._sorting_functions import sort
 from ._validation import check_array
+from .backends import Backend
 
 __all__ = ["median"]
 
@@ -109,7 +110,7 @@ def _gather_columns(a: Array, columns: list[int]) -> list[Any]:
     return [backend.from_host(np.ascontiguousarray(got[c]), a.device) for c in columns]
 
 
-def _middle(a: Any, b: Any, last: Any, n: int, out: np.dtype, backend: Any) -> Any:
+def _middle(a: Any, b: Any, last: Any, n: int, out: np.dtype, backend: Backend) -> Any:
     """NumPy's median from the two middle sorted values and the last one (NaN sorts last)."""
     xp = backend.xp
     work = backend.native_dtype(out if backend.dtype_of(a).kind == "f" else _float64)

@@ -44,6 +44,7 @@ from ._ops.elementwise import SCALARS, apply_elementwise
 from ._ops.reduction import plan_reduction, reduce_simple
 from ._transport.comm import ReduceOp
 from ._validation import check_array, check_same_context, normalize_axis
+from .backends import Backend
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -318,7 +319,7 @@ def _sorted_by(x1: Array, sorter: Array) -> Array:
     return Array._new(backend.from_host(values, x1.device), target, comm, backend)
 
 
-def _local_search(backend: Any, block: Any, keys: Any, side: str) -> Any:
+def _local_search(backend: Backend, block: Any, keys: Any, side: str) -> Any:
     """``searchsorted`` of ``keys`` in a sorted block, NaNs placed as NumPy places them:
     NaNs of the block (last) are counted apart, because backends disagree on where a NaN or
     a number goes among them (NumPy: numbers before the NaNs; Torch: after them)."""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._layout import Layout
+from ..backends import Backend
 from .gathers import implicit_gather
 from .redistribute import redistribute_block
 
@@ -79,7 +80,9 @@ def as_is(layout: Layout, out: Layout) -> bool:
     )
 
 
-def align_block(block: Any, layout: Layout, out: Layout, comm: Any, backend: Any, func: str) -> Any:
+def align_block(
+    block: Any, layout: Layout, out: Layout, comm: Any, backend: Backend, func: str
+) -> Any:
     """This rank's part of an operand, ready to broadcast against the output's local block."""
     if out.split is None or comm.size == 1:
         return implicit_gather(block, layout, comm, backend, func)

@@ -35,6 +35,7 @@ import numpy as np
 
 from .._layout import Layout
 from .._transport.comm import Communicator, ReduceOp
+from ..backends import Backend
 from .redistribute import PerRank, exchange_boxes
 
 __all__ = [
@@ -161,13 +162,13 @@ def alltoallv_host(
 
 
 # -- blocks, staged through the host --------------------------------------------------------------
-def allreduce_block(block: Any, op: str | ReduceOp, comm: Communicator, backend: Any) -> Any:
+def allreduce_block(block: Any, op: str | ReduceOp, comm: Communicator, backend: Backend) -> Any:
     """``block`` combined over the ranks with ``op``, on ``block``'s device."""
     host = comm.allreduce(backend.to_host(block), op)
     return backend.from_host(host, backend.device_of(block))
 
 
-def exscan_block(block: Any, op: str, comm: Communicator, backend: Any) -> Any:
+def exscan_block(block: Any, op: str, comm: Communicator, backend: Backend) -> Any:
     """The ``op``-combination of the blocks of the ranks before this one, on ``block``'s
     device (the identity on rank 0)."""
     host = comm.exscan(backend.to_host(block), op)
@@ -180,7 +181,7 @@ def bcast_block(
     dtype: np.dtype,
     root: int,
     comm: Communicator,
-    backend: Any,
+    backend: Backend,
     device: Any,
 ) -> Any:
     """``root``'s ``block`` (of ``shape`` and ``dtype``) on every rank, on ``device``; the
@@ -193,7 +194,7 @@ def bcast_block(
 
 
 def allgather_block(
-    block: Any, counts: Sequence[int], comm: Communicator, backend: Any
+    block: Any, counts: Sequence[int], comm: Communicator, backend: Backend
 ) -> np.ndarray:
     """The flattened blocks of every rank (``counts[r]`` elements from rank r), in rank
     order, as one host array."""
@@ -206,7 +207,7 @@ def sendrecv_block(
     shape: tuple[int, ...],
     source: int,
     comm: Communicator,
-    backend: Any,
+    backend: Backend,
     device: Any,
 ) -> Any:
     """Send ``block`` to ``dest`` and receive a block of ``shape`` from ``source``."""
@@ -340,7 +341,7 @@ def halo(
     layout: Layout,
     halos: Sequence[tuple[int, int]],
     comm: Communicator,
-    backend: Any,
+    backend: Backend,
     device: Any,
 ) -> Any:
     """This rank's halo: the global range ``halos[rank]`` of the split axis (after its block).
@@ -422,7 +423,7 @@ def shift_exchange(
     shifts: Sequence[int],
     out: Layout,
     comm: Communicator,
-    backend: Any,
+    backend: Backend,
     device: Any,
 ) -> Any:
     """This rank's block of ``out`` when every rank's ``block`` (global range ``src[rank]``
@@ -450,14 +451,14 @@ def shift_exchange(
 
 
 # -- blocks along a route (added for indexing: rows of values sent to owners and back) ------------
-def forward_block(route: Route, block: Any, backend: Any, device: Any) -> Any:
+def forward_block(route: Route, block: Any, backend: Backend, device: Any) -> Any:
     """Each row of ``block`` (one row per request of ``route``) at its owner, on ``device``:
     one ``alltoallv``; the rows arrive grouped by source rank, as ``route.forward``'s do."""
     (host,) = route.forward([backend.to_host(block)])
     return backend.from_host(host, device)
 
 
-def back_block(route: Route, block: Any, backend: Any, device: Any) -> Any:
+def back_block(route: Route, block: Any, backend: Backend, device: Any) -> Any:
     """The owners' replies ``block`` (one row per received request, in arrival order) at the
     ranks that asked, in the order of their requests, on ``device``: one ``alltoallv``."""
     (host,) = route.back([backend.to_host(block)])
@@ -516,7 +517,7 @@ def _fold(raw: np.ndarray) -> int:
     return h ^ (h >> 31)
 
 
-def fingerprint(data: Any, backend: Any, full: bool = False) -> int:
+def fingerprint(data: Any, backend: Backend, full: bool = False) -> int:
     """A 64-bit fingerprint of the values of ``data`` (a block of ``backend`` or a NumPy
     array of a standard dtype): of ``SAMPLE_ELEMENTS`` evenly spaced elements (every element
     of a smaller array), or with ``full`` of every element. Only the sample is copied to the
@@ -539,7 +540,7 @@ def fingerprint_halves(value: int) -> list[int]:
     return [value >> 32, value & 0xFFFFFFFF]
 
 
-def checksums(data: Any, comm: Communicator, backend: Any, full: bool = False) -> list[int]:
+def checksums(data: Any, comm: Communicator, backend: Backend, full: bool = False) -> list[int]:
     """Every rank's ``fingerprint`` of its ``data`` (one allgather of one int): whether
     replicated data is the same on every rank, and which ranks differ. None on one rank."""
     mine = fingerprint(data, backend, full)

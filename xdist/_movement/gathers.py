@@ -28,6 +28,7 @@ from typing import Any
 from .._config import get_config
 from .._layout import Layout
 from .._transport.comm import Communicator
+from ..backends import Backend
 from .redistribute import gather_block
 
 __all__ = ["GatherWarning", "implicit_gather", "warn_gather"]
@@ -59,7 +60,9 @@ def warn_gather(
     )
 
 
-def implicit_gather(block: Any, layout: Layout, comm: Communicator, backend: Any, func: str) -> Any:
+def implicit_gather(
+    block: Any, layout: Layout, comm: Communicator, backend: Backend, func: str
+) -> Any:
     """``gather_block`` for a gather the user did not ask for: warns, then gathers. A
     replicated block (or one rank) is returned as it is: nothing moves, nothing warns."""
     if layout.split is None or comm.size == 1:

@@ -29,6 +29,7 @@ import numpy as np
 
 from .._layout import Layout, shifted
 from .._transport.comm import Communicator
+from ..backends import Backend
 
 __all__ = ["PerRank", "exchange_boxes", "gather_block", "redistribute_block", "slice_replicated"]
 
@@ -40,12 +41,12 @@ def slice_replicated(block: Any, layout: Layout, rank: int) -> Any:
     return block[layout.local_slice(rank)]
 
 
-def _on_device(comm: Communicator, backend: Any, block: Any) -> bool:
+def _on_device(comm: Communicator, backend: Backend, block: Any) -> bool:
     """Whether ``block`` travels as a device buffer (CUDA-aware MPI and a GPU block)."""
     return bool(getattr(comm, "cuda_aware", False)) and backend.device_of(block).kind != "cpu"
 
 
-def _gather_device(block: Any, layout: Layout, comm: Communicator, backend: Any) -> Any:
+def _gather_device(block: Any, layout: Layout, comm: Communicator, backend: Backend) -> Any:
     xp, axis = backend.xp, layout.split
     moved = xp.moveaxis(block, axis, 0) if axis else block
     rest = tuple(moved.shape[1:])
@@ -58,7 +59,7 @@ def _gather_device(block: Any, layout: Layout, comm: Communicator, backend: Any)
     return xp.moveaxis(full, 0, axis) if axis else full
 
 
-def gather_block(block: Any, layout: Layout, comm: Communicator, backend: Any) -> Any:
+def gather_block(block: Any, layout: Layout, comm: Communicator, backend: Backend) -> Any:
     """The whole array on every rank (one ``allgatherv``). Memory: the global array per rank."""
     if layout.split is None:
         return block
@@ -86,7 +87,7 @@ def exchange_boxes(
     dst_origin_of: Sequence[Sequence[int]],
     dtype: np.dtype,
     comm: Communicator,
-    backend: Any,
+    backend: Backend,
     device: Any,
 ) -> Any:
     """The general all-to-all: move boxes of global index space between ranks.
@@ -154,7 +155,7 @@ class PerRank:
 
 
 def redistribute_block(
-    block: Any, src: Layout, dst: Layout, comm: Communicator, backend: Any
+    block: Any, src: Layout, dst: Layout, comm: Communicator, backend: Backend
 ) -> Any:
     """This rank's block of ``dst`` from this rank's block of ``src`` (same global shape)."""
     if src.shape != dst.shape:
@@ -179,7 +180,7 @@ def redistribute_block(
     )
 
 
-def _swap_split(block: Any, src: Layout, dst: Layout, comm: Communicator, backend: Any) -> Any:
+def _swap_split(block: Any, src: Layout, dst: Layout, comm: Communicator, backend: Backend) -> Any:
     """``redistribute_block`` from a split along axis ``a`` to one along another axis ``b``:
     this rank's block cut along ``b`` at ``dst``'s boundaries, one piece per rank, and the
     pieces received joined along ``a``, each run of ranks with equal counts in one NumPy

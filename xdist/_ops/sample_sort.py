@@ -49,6 +49,7 @@ from .._movement.collectives import (
     alltoallv_host,
     exscan_host,
 )
+from ..backends import Backend
 
 __all__ = ["GATHERED_SAMPLES", "SortedLines", "rebalance_lines", "sample_sort", "send_back"]
 
@@ -79,7 +80,7 @@ def sample_sort(
     index: Any,
     counts: Sequence[int],
     comm: Any,
-    backend: Any,
+    backend: Backend,
     *,
     descending: bool = False,
     rank_ordered: bool = True,
@@ -307,7 +308,7 @@ def _merge_order(values, index, lines, descending, xp) -> Any:
     return order
 
 
-def send_back(res: SortedLines, data: Any, comm: Any, backend: Any) -> Any:
+def send_back(res: SortedLines, data: Any, comm: Any, backend: Backend) -> Any:
     """``data`` (one value per merged element) returned to where each element came from: an
     ``(L, c)`` array in the order of the lines given to ``sample_sort`` (one alltoallv)."""
     xp = backend.xp
@@ -324,7 +325,7 @@ def send_back(res: SortedLines, data: Any, comm: Any, backend: Any) -> Any:
     return out
 
 
-def rebalance_lines(field: Any, held: np.ndarray, n: int, comm: Any, backend: Any) -> Any:
+def rebalance_lines(field: Any, held: np.ndarray, n: int, comm: Any, backend: Backend) -> Any:
     """Step 7: the ``(L, b)`` balanced block of every line from this rank's merged parts."""
     p, me = comm.size, comm.rank
     start = np.cumsum(held, axis=0) - held  # (rank, line): where each rank's part begins

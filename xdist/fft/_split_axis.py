@@ -38,11 +38,12 @@ from typing import Any
 
 import numpy as np
 
-from .._creation_functions import iota
 from .._layout import Layout, balanced_counts
 from .._movement.collectives import alltoallv_host
 from .._movement.gathers import warn_gather
 from .._movement.redistribute import redistribute_block
+from .._placement import iota
+from ..backends import Backend
 from ._steps import C2R, INVERSE, Step, complex_of, real_of, run_local
 
 __all__ = ["transform_split_axis", "factor"]
@@ -57,7 +58,7 @@ def factor(n: int) -> int:
 
 
 def transform_split_axis(
-    block: Any, layout: Layout, step: Step, out: Layout, comm: Any, backend: Any
+    block: Any, layout: Layout, step: Step, out: Layout, comm: Any, backend: Backend
 ) -> Any:
     """This rank's block of ``out`` (split along ``step.axis``, like ``layout``) holding the
     transform ``step`` of the array whose block under ``layout`` is ``block``."""
@@ -76,7 +77,7 @@ def transform_split_axis(
 
 
 def gather_on_one_rank(
-    block: Any, layout: Layout, step: Step, out: Layout, comm: Any, backend: Any
+    block: Any, layout: Layout, step: Step, out: Layout, comm: Any, backend: Backend
 ) -> Any:
     """The documented gather: the whole array on the rank holding most of it, transformed
     there, spread back in ``out``. Two all-to-alls; memory there: the input and output.
@@ -105,7 +106,7 @@ def _as_records(block: Any, axis: int, records: int, xp: Any) -> Any:
     return xp.reshape(moved, (moved.shape[0], records))
 
 
-def _prepare(rows: Any, start: int, step: Step, backend: Any) -> Any:
+def _prepare(rows: Any, start: int, step: Step, backend: Backend) -> Any:
     """Turn the input of ``step`` (rows from global index ``start`` on) into the input of
     the equivalent complex transform: a complex cast, and the weights ``c`` for a real
     output."""

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import Backend
+
 __all__ = ["Step", "C2C", "R2C", "C2R", "complex_of", "real_of", "run_local"]
 
 C2C = ("fft", "ifft")  # complex in, complex out, any order between them
@@ -73,7 +75,7 @@ class Step:
         return tuple(out)
 
 
-def run_local(block: Any, steps: list[Step], backend: Any) -> Any:
+def run_local(block: Any, steps: list[Step], backend: Backend) -> Any:
     """Apply ``steps`` in order to a block that holds each step's axis whole."""
     for step in steps:
         if math.prod(block.shape) == 0:

@@ -11,6 +11,7 @@ from .._array import Array
 from .._dtypes import check_category
 from .._movement.collectives import any_rank
 from .._validation import check_array
+from ..backends import Backend
 
 
 class EigResult(NamedTuple):
@@ -60,7 +61,7 @@ def split_on_matrix(x: Array) -> bool:
     return x.split is not None and x.split >= x.ndim - 2
 
 
-def linalg_error(backend: Any) -> type[Exception]:
+def linalg_error(backend: Backend) -> type[Exception]:
     """The backend library's error for a failed factorization (NumPy's ``LinAlgError``)."""
     return getattr(backend.xp.linalg, "LinAlgError", np.linalg.LinAlgError)
 

@@ -69,6 +69,7 @@ from .._movement.collectives import (
     bcast_block,
     sendrecv_block,
 )
+from ..backends import Backend
 from ._common import QRResult, SVDResult, check_matrices, linalg_error
 from ._gathered import gathered, place
 
@@ -80,7 +81,7 @@ STACKED_ELEMENTS = 1 << 22
 
 
 # -- NumPy's SVD on every backend --------------------------------------------------------------
-def numpy_svd(block: Any, full_matrices: bool, backend: Any) -> tuple[Any, Any, Any]:
+def numpy_svd(block: Any, full_matrices: bool, backend: Backend) -> tuple[Any, Any, Any]:
     """``np.linalg.svd`` (LAPACK ``gesdd``) of ``block`` as the backend's blocks: the singular
     vectors signed as NumPy signs them on every backend (MKL's ``gesdd``, under Torch, signs
     some differently). The block goes to the host and the factors back: no copy for NumPy
@@ -126,7 +127,7 @@ def _allgather_rows(block: Any, rows: list[int], like: Array) -> list[np.ndarray
     return _gather_rows(block, rows, like._comm, like._backend)
 
 
-def _gather_rows(block: Any, rows: list[int], comm: Any, backend: Any) -> list[np.ndarray]:
+def _gather_rows(block: Any, rows: list[int], comm: Any, backend: Backend) -> list[np.ndarray]:
     """``_allgather_rows`` on ``comm`` (``None``: one block is the whole matrix, no message)."""
     if comm is None:
         return [np.asarray(backend.to_host(block))]
@@ -189,7 +190,7 @@ def _wide(dtype: np.dtype) -> np.dtype:
     return np.dtype("complex128") if dtype.kind == "c" else np.dtype("float64")
 
 
-def _gram(a: Any, backend: Any) -> Any:
+def _gram(a: Any, backend: Backend) -> Any:
     """``a^H a`` (a stack allowed) in double precision, on ``a``'s device: BLAS's ``syrk``/
     ``gemm`` of the block, or of chunks of rows converted to double (single precision)."""
     xp, dtype = backend.xp, backend.dtype_of(a)
@@ -231,7 +232,7 @@ def _condition(r: np.ndarray) -> float:
 
 
 def _summed_grams(
-    g: Any, rows: Any, tops: list[int], comm: Any, backend: Any
+    g: Any, rows: Any, tops: list[int], comm: Any, backend: Backend
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Every rank's Gram matrix ``g`` summed in rank order, the same on every rank, and with
     ``rows`` (this rank's rows among the matrix's first ``N``, or ``None``) the first ``N``
@@ -257,7 +258,9 @@ def _summed_grams(
     return functools.reduce(np.add, parts), top
 
 
-def cholesky_proxy(block: Any, counts: tuple[int, ...], backend: Any, comm: Any) -> Proxy | None:
+def cholesky_proxy(
+    block: Any, counts: tuple[int, ...], backend: Backend, comm: Any
+) -> Proxy | None:
     """The proxy with ``R_B`` by Cholesky QR of the rows below the first ``N`` (``B``), or
     ``None`` (before any message) where ``B`` has fewer than ``N`` rows, or (after the Gram
     matrices) where ``B`` is too ill-conditioned for it: the caller then takes Householder's.
@@ -389,7 +392,7 @@ def _tree(r_local: Any, ks: list[int], like: Array) -> tuple[Any, Any]:
     return r_b, f
 
 
-def rows_of(factor: Any, proxy: Proxy, backend: Any) -> Any:
+def rows_of(factor: Any, proxy: Proxy, backend: Backend) -> Any:
     """This rank's rows of ``(I + Q_B) factor`` for ``factor`` with the proxy's rows: the
     product of its rows below the first ``N`` written into the result in place (no concat
     of the whole block)."""
@@ -407,7 +410,7 @@ def rows_of(factor: Any, proxy: Proxy, backend: Any) -> Any:
 
 
 # -- whole matrices on one rank ----------------------------------------------------------------
-def _local_proxy(block: Any, backend: Any) -> Proxy | None:
+def _local_proxy(block: Any, backend: Backend) -> Proxy | None:
     """The Cholesky QR proxy of whole matrices (no message) where they have at least twice
     as many rows as columns: its factors cost a few BLAS-3 passes over ``block`` where
     LAPACK's Householder QR and ``gesdd`` of a tall matrix are bound by BLAS-2 panels."""
@@ -415,7 +418,7 @@ def _local_proxy(block: Any, backend: Any) -> Proxy | None:
     return cholesky_proxy(block, (m,), backend, None) if m >= 2 * n else None
 
 
-def _local_qr(block: Any, mode: str, backend: Any) -> tuple[Any, Any]:
+def _local_qr(block: Any, mode: str, backend: Backend) -> tuple[Any, Any]:
     proxy = _local_proxy(block, backend) if mode == "reduced" else None
     if proxy is None:
         return backend.xp.linalg.qr(block, mode=mode)
@@ -423,7 +426,7 @@ def _local_qr(block: Any, mode: str, backend: Any) -> tuple[Any, Any]:
     return rows_of(q_p, proxy, backend), r
 
 
-def _local_svd(block: Any, full_matrices: bool, backend: Any) -> tuple[Any, Any, Any]:
+def _local_svd(block: Any, full_matrices: bool, backend: Backend) -> tuple[Any, Any, Any]:
     proxy = _local_proxy(block, backend) if not full_matrices else None
     if proxy is None:
         return numpy_svd(block, full_matrices, backend)
@@ -431,7 +434,7 @@ def _local_svd(block: Any, full_matrices: bool, backend: Any) -> tuple[Any, Any,
     return rows_of(u_p, proxy, backend), s, vh
 
 
-def _local_svdvals(block: Any, backend: Any) -> Any:
+def _local_svdvals(block: Any, backend: Backend) -> Any:
     proxy = _local_proxy(block, backend)
     return backend.xp.linalg.svdvals(block if proxy is None else proxy.p)
 

@@ -15,6 +15,7 @@ import numpy as np
 from .._array import Array
 from .._ops.elementwise import SCALARS, apply_elementwise
 from .._validation import check_same_context
+from ..backends import Backend
 from ._local import local_function, scipy_ufunc
 
 # The ufuncs of SciPy's scipy/special/_support_alternative_backends.py (its ``_special_funcs``
@@ -59,7 +60,7 @@ def apply_special(name: str, args: tuple[Any, ...]) -> Array:
     return apply_elementwise(func, local_function(backend, name, loop), list(args))
 
 
-def _resolve_loop(ufunc: np.ufunc, args: tuple[Any, ...], func: str, backend: Any):
+def _resolve_loop(ufunc: np.ufunc, args: tuple[Any, ...], func: str, backend: Backend):
     """The ufunc loop SciPy uses for these operand dtypes (Python scalars weak, as NumPy
     does): global metadata only, so every rank, every block (empty ones too) and every
     backend computes in the same dtypes."""

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import Backend
+
 __all__ = ["local_function", "scipy_ufunc"]
 
 
@@ -30,7 +32,7 @@ def scipy_ufunc(name: str) -> np.ufunc:
     return getattr(_ufuncs, name)
 
 
-def local_function(backend: Any, name: str, loop: tuple[np.dtype, ...]) -> Callable[..., Any]:
+def local_function(backend: Backend, name: str, loop: tuple[np.dtype, ...]) -> Callable[..., Any]:
     """The function computing ``name`` on blocks of ``backend`` (and Python scalars) with the
     ufunc loop ``loop`` (input dtypes, then the output dtype)."""
     ufunc = scipy_ufunc(name)
@@ -42,7 +44,9 @@ def local_function(backend: Any, name: str, loop: tuple[np.dtype, ...]) -> Calla
     return _cast(native, loop, backend)
 
 
-def _cast(fn: Callable[..., Any], loop: tuple[np.dtype, ...], backend: Any) -> Callable[..., Any]:
+def _cast(
+    fn: Callable[..., Any], loop: tuple[np.dtype, ...], backend: Backend
+) -> Callable[..., Any]:
     """``fn`` on operands cast to the loop's input dtypes, its result in the output dtype."""
     xp = backend.xp
     ins, out = [backend.native_dtype(d) for d in loop[:-1]], backend.native_dtype(loop[-1])
@@ -60,7 +64,7 @@ def _cast(fn: Callable[..., Any], loop: tuple[np.dtype, ...], backend: Any) -> C
     return local
 
 
-def _on_host(ufunc: np.ufunc, loop: tuple[np.dtype, ...], backend: Any) -> Callable[..., Any]:
+def _on_host(ufunc: np.ufunc, loop: tuple[np.dtype, ...], backend: Backend) -> Callable[..., Any]:
     """SciPy on host copies of the blocks; the result goes back to the blocks' device."""
 
     def local(*args):
