@@ -15,6 +15,7 @@ from ._array import Array
 from ._bincount import bincount
 from ._config import config_context, get_config, set_config
 from ._constants import e, inf, nan, newaxis, pi
+from ._covariance import corrcoef, cov
 from ._creation_functions import *  # noqa: F403
 from ._data_type_functions import *  # noqa: F403
 from ._distribution_functions import balance, from_local, resplit, show, to_numpy
@@ -37,17 +38,20 @@ from ._einsum import einsum
 from ._elementwise_functions import *  # noqa: F403
 from ._elementwise_functions import __all__ as _elementwise_names
 from ._gradient import gradient
+from ._histograms import digitize, histogram, histogram2d, histogramdd
 from ._indexing_functions import *  # noqa: F403
 from ._info import *  # noqa: F403
 from ._layout import Layout
 from ._linear_algebra_functions import *  # noqa: F403
 from ._manipulation_functions import *  # noqa: F403
 from ._median import median
+from ._missing_names import hint as _hint
 from ._movement.gathers import GatherWarning
 from ._nan_functions import *  # noqa: F403
 from ._numpy_aliases import cross, transpose
+from ._numpy_statistics import average, ptp
 from ._pad import pad
-from ._quantile import nanmedian, nanquantile, quantile
+from ._quantile import nanmedian, nanpercentile, nanquantile, percentile, quantile
 from ._rounding import around
 from ._runtime import backend_context, default_comm, set_backend, set_default_comm
 from ._runtime import start as _start
@@ -66,7 +70,7 @@ def __getattr__(name: str) -> str:
     # default 2025.12), read when asked so that set_config and config_context change it.
     if name == "__array_api_version__":
         return get_config().api_version
-    raise AttributeError(f"module 'xdist' has no attribute {name!r}")
+    raise AttributeError(_hint(name))
 
 
 # The functions behind Array's operators and methods (see xdist/_array.py).

@@ -1,5 +1,6 @@
-"""``quantile``, ``nanquantile`` and ``nanmedian``: NumPy's, beyond the standard (xarray's
-``quantile`` and its default ``skipna=True`` ``median`` call them).
+"""``quantile``, ``nanquantile``, ``nanmedian``, ``percentile`` and ``nanpercentile``: NumPy's,
+beyond the standard (xarray's ``quantile`` and its default ``skipna=True`` ``median`` call
+them; a percentile is the quantile of ``q / 100``, divided in float64 as NumPy divides).
 
 NumPy's ``linear`` method (its default, the only one offered): for a line of ``k`` values
 sorted, the virtual index ``v = (k - 1)*q``, the two neighbours at ``floor(v)`` and
@@ -38,21 +39,23 @@ from ._sorting_functions import sort
 from ._statistical_functions import sum
 from ._validation import check_array, normalize_axes
 
-__all__ = ["nanmedian", "nanquantile", "quantile"]
+__all__ = ["nanmedian", "nanpercentile", "nanquantile", "percentile", "quantile"]
 
 _int64 = np.dtype("int64")
 _float64 = np.dtype("float64")
 
 
-def _check_q(q: Any, func: str) -> np.ndarray:
+def _check_q(q: Any, func: str, top: int = 1) -> np.ndarray:
+    """``q`` as float64 probabilities, given in ``[0, top]`` (100 for percentiles, divided as
+    NumPy divides them)."""
     if isinstance(q, Array):
         q = q.to_numpy()  # a handful of probabilities (replicated or small)
     qs = np.asarray(q, dtype=np.float64)
     if qs.ndim > 1:
         raise ValueError(f"{func}: q must be a scalar or 1-D, got shape {qs.shape}")
-    if not np.all((qs >= 0) & (qs <= 1)):
-        raise ValueError(f"{func}: quantiles must be in the range [0, 1], got {q!r}")
-    return qs
+    if not np.all((qs >= 0) & (qs <= top)):
+        raise ValueError(f"{func}: q must be in the range [0, {top}], got {q!r}")
+    return qs / top if top != 1 else qs
 
 
 def _lines_array(x: Array, axes: tuple[int, ...]) -> Array:
@@ -152,11 +155,13 @@ def _nan_lines(out: Array, ordered: Array, k: Array, n: int, skip: bool) -> Arra
     return where(isnan(last), math.nan, out)
 
 
-def _quantile(func: str, x: Any, q: Any, axis: Any, keepdims: Any, method: str, skip: bool):
+def _quantile(
+    func: str, x: Any, q: Any, axis: Any, keepdims: Any, method: str, skip: bool, top: int = 1
+):
     axes, n = _prepare(func, x, axis, keepdims)
     if method != "linear":
         raise ValueError(f"{func}: method {method!r} is not offered; only NumPy's 'linear'")
-    qs = _check_q(q, func)
+    qs = _check_q(q, func, top)
     # NumPy's dtype: a Python float q keeps a floating x's dtype; an array q is float64.
     scalar_q = isinstance(q, (int, float)) and not isinstance(q, bool)
     floating = x.dtype if x.dtype.kind == "f" else x._backend.default_dtypes()["real floating"]
@@ -215,3 +220,80 @@ def nanmedian(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     b = astype(_pick(ordered, astype(k // 2, _float64), n), out)
     mid = where(k % 2 == 1, a, (a + b) / 2)
     return _result(x, axes, keepdims, (), _nan_lines(mid, ordered, k[:, 0], n, skip=True))
+
+
+# NumPy's other methods of quantile and percentile: known, but not offered here.
+_NUMPY_METHODS = (
+    "inverted_cdf",
+    "averaged_inverted_cdf",
+    "closest_observation",
+    "interpolated_inverted_cdf",
+    "hazen",
+    "weibull",
+    "median_unbiased",
+    "normal_unbiased",
+    "lower",
+    "higher",
+    "midpoint",
+    "nearest",
+)
+
+
+def _percentile(func, x, q, axis, out, overwrite_input, method, keepdims, weights, interpolation):
+    """NumPy's arguments of ``percentile`` checked (those xdist does not take raise, naming
+    them), then the quantiles of ``q / 100``."""
+    if out is not None:
+        raise NotImplementedError(f"{func}: out= is not supported on xdist arrays; use the result")
+    if weights is not None:
+        raise NotImplementedError(f"{func}: weights= is not supported on xdist arrays")
+    if interpolation is not None:
+        raise TypeError(f"{func}: interpolation= is NumPy's deprecated name; use method=")
+    if not isinstance(overwrite_input, bool):
+        raise TypeError(f"{func}: overwrite_input must be a bool, got {overwrite_input!r}")
+    if method in _NUMPY_METHODS:
+        raise NotImplementedError(f"{func}: method={method!r} is not supported; only 'linear'")
+    skip = func == "nanpercentile"
+    return _quantile(func, x, q, axis, keepdims, method, skip, top=100)
+
+
+def percentile(
+    x: Array,
+    /,
+    q: Any,
+    axis: Any = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    weights: Any = None,
+    interpolation: Any = None,
+) -> Array:
+    """NumPy's ``percentile`` (xdist's extension): ``quantile`` of ``q / 100`` (``q`` in
+    ``[0, 100]``), NumPy's ``linear`` method bit for bit; ``overwrite_input`` is accepted and
+    changes nothing. Communication of ``quantile``: none when the split axis is kept; when it
+    is reduced, the distributed sort (``alltoallv``) and result-sized ``allgatherv`` of the
+    neighbours; the result is then replicated."""
+    return _percentile(
+        "percentile", x, q, axis, out, overwrite_input, method, keepdims, weights, interpolation
+    )
+
+
+def nanpercentile(
+    x: Array,
+    /,
+    q: Any,
+    axis: Any = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    weights: Any = None,
+    interpolation: Any = None,
+) -> Array:
+    """NumPy's ``nanpercentile`` (xdist's extension): ``nanquantile`` of ``q / 100``.
+    Communication of ``nanquantile`` (one more ``allreduce`` of the valid counts)."""
+    return _percentile(
+        "nanpercentile", x, q, axis, out, overwrite_input, method, keepdims, weights, interpolation
+    )

@@ -170,7 +170,11 @@ def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """The standard's ``mean``: a sum in float64 (complex128) over the ranks, one
     ``allreduce`` when the split axis is reduced, divided by the global count, cast back."""
     plan = plan_reduction(x, axis, keepdims, "mean")
-    check_category(x.dtype, "floating-point", "mean")
+    if x.dtype.kind not in "fc":  # NumPy promotes integers silently: say how to do it here
+        raise TypeError(
+            f"mean: x must have a floating-point dtype, got {x.dtype}; convert it "
+            "first: xp.mean(x.astype(xp.float64))"
+        )
     xp, backend = x._backend.xp, x._backend
     wide = _complex128 if x.dtype.kind == "c" else float64
     partial = xp.sum(x._local, axis=plan.axes, dtype=backend.native_dtype(wide), keepdims=True)

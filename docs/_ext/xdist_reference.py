@@ -367,6 +367,73 @@ _add(
     {"allgatherv": 3, "alltoall": 1, "allgather": 1, "alltoallv": 2, "allreduce": 1},
 )
 _add(
+    ["xdist.percentile", "xdist.nanpercentile"],
+    "NumPy's ``percentile``/``nanpercentile``: ``quantile``/``nanquantile`` of ``q / 100``, "
+    "with their communication. " + _QUANTILE,
+    "p = xp.{name}(x, [25, 75], axis=0)",
+    _NANX,
+)
+REFERENCE["xdist.percentile"].sends.update(REFERENCE["xdist.quantile"].sends)
+REFERENCE["xdist.nanpercentile"].sends.update(REFERENCE["xdist.nanquantile"].sends)
+_add(
+    "xdist.ptp",
+    "NumPy's ``ptp`` (beyond the standard). None over axes that are not split. Over the split "
+    "axis one allreduce carries the maxima and the minima together (the minima mapped by an "
+    "order-reversing ``-v``, or ``~v`` for integers); the result is replicated.",
+    "r = xp.ptp(x, axis=0)",
+    sends={"allreduce": 1},
+)
+_add(
+    "xdist.average",
+    "NumPy's ``average`` (beyond the standard). None over axes that are not split. Over the "
+    "split axis: ``mean``'s one allreduce without weights; with weights ``a * w`` and ``w`` "
+    "summed together (one allreduce of twice the result) and one small allreduce agreeing "
+    "that no weight sum is zero; the result is replicated.",
+    "avg = xp.average(x, axis=0, weights=xp.asarray(np.array([1.0, 2.0, 3.0, 4.0]), split=0))",
+    sends={"allreduce": 2},
+)
+_add(
+    "xdist.histogram",
+    "NumPy's ``histogram`` (beyond the standard). None for a replicated array. Split: one "
+    "allreduce of the data's minimum and maximum (when ``bins`` is a number and ``range`` is "
+    "None) and one allreduce of the per-rank counts; the data never moves; ``hist`` and "
+    "``bin_edges`` are replicated.",
+    "hist, edges = xp.histogram(x, bins=4)",
+    sends={"allreduce": 2},
+)
+_add(
+    ["xdist.histogramdd", "xdist.histogram2d"],
+    "NumPy's (beyond the standard). None for a replicated sample. Points split over the ranks: "
+    "one allreduce of every dimension's minimum and maximum (when a number of bins has no "
+    "range) and one allreduce of the per-rank counts; a sample split along its dimensions "
+    "first moves to its points (one all-to-all); the counts and edges are replicated.",
+    "hist, edges = xp.histogramdd(x, bins=2)",
+    sends={"allreduce": 2},
+)
+REFERENCE["xdist.histogram2d"] = Entry(
+    REFERENCE["xdist.histogramdd"].comm,
+    "hist, xedges, yedges = xp.histogram2d(x[:, 0], x[:, 1], bins=2)",
+    X,
+    {"allreduce": 2},
+)
+_add(
+    "xdist.digitize",
+    "None: NumPy's ``digitize``, each rank searches its block in the replicated bins; the "
+    "result (int64) is laid out as ``x``.",
+    "k = xp.digitize(x, np.array([2.0, 5.0, 8.0]))",
+)
+_add(
+    ["xdist.cov", "xdist.corrcoef"],
+    "NumPy's (beyond the standard), the observations split over the ranks: each rank centres "
+    "its observations on their mean (two passes over its block) and one allreduce merges the "
+    "ranks' (weight, mean, centred cross-products) records pairwise (Chan et al.): "
+    "``8 (2 + D + D^2)`` bytes for D variables. Variables split: one all-to-all to the "
+    "observations first. Weights: one small allreduce each to agree none is negative. The "
+    "D x D result is replicated.",
+    "c = xp.{name}(x, rowvar=False)  # the rows are the observations",
+    sends={"allreduce": 1},
+)
+_add(
     ["xdist.around", "xdist.Array.round"],
     "None: elementwise (NumPy's round with ``decimals``, beyond the standard).",
     "r = xp.around(x, 2)",
@@ -1532,6 +1599,9 @@ _BESIDE = {
     "xdist._sliding_window": "manipulation",
     "xdist._einsum": "linear-algebra",
     "xdist._quantile": "statistical",
+    "xdist._covariance": "statistical",
+    "xdist._histograms": "statistical",
+    "xdist._numpy_statistics": "statistical",
     "xdist._rounding": "elementwise",
     "xdist._numpy_aliases": "manipulation",
     "xdist._gradient": "utility",
