@@ -12,36 +12,43 @@ copy on every rank. When it is not given, the configured default applies
 (``xdist.get_config().default_split``, from ``XDIST_DEFAULT_SPLIT``; normally ``None``), and
 only to results that have that axis (smaller results are replicated). The ``*_like``
 functions, ``asarray`` of an xdist array and ``tril``/``triu`` keep the layout of their input
-instead. ``comm``: the communicator (``None``: ``xdist.default_comm()``).
+instead. ``comm``: the communicator (``None``: ``xdist.default_comm()``). Both are resolved
+by ``_placement``, as for every function that makes a new array.
 """
 
 from __future__ import annotations
 
 import builtins
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from . import _array
-from ._config import edition_sequence, get_config
+from ._config import edition_sequence
 from ._dtypes import ALL_DTYPES, as_dtype, complex128, float64, int64
 from ._layout import Layout
-from ._movement.agreement import agree_on_errors
-from ._movement.collectives import (
-    allgather_ints,
-    differing_ranks,
-    fingerprint,
-    fingerprint_halves,
-    same_on_every_rank,
+from ._movement.agreement import (
+    DEVICE_KINDS,
+    MAX_DIMS,
+    Rows,
+    agree_on_errors,
+    agree_on_metadata,
+    checksum,
+    device_code,
+    dtype_code,
 )
+from ._movement.collectives import differing_ranks
 from ._movement.gathers import implicit_gather
 from ._movement.redistribute import redistribute_block
 from ._ops.slabs import from_sliceable, is_lazy_array
-from ._runtime import default_backend, default_comm
+from ._placement import DEFAULT, Placement, resolve_split, span
+from ._runtime import default_backend
 from ._transport.comm import Communicator
-from ._validation import check_array, check_int, check_same_context, normalize_axis
+from ._validation import check_array, check_int, check_same_context
+from .backends.base import Backend
 
 __all__ = [
     "arange",
@@ -66,52 +73,7 @@ _SCALARS = (builtins.bool, int, float, complex)
 _KIND_ORDER = "biufc"  # a fill value may go into a dtype of its kind or a later one
 
 
-class _Default:
-    """The value of ``split=`` when it is not given (``None`` means replicated)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<default split>"
-
-
-DEFAULT = _Default()
-
-
-# -- argument resolution (pure: runs before anything is allocated or sent) ----------------------
-def resolve_split(split: Any, ndim: int, func: str) -> int | None:
-    """The split axis of a result with ``ndim`` dimensions, or an error naming ``func``."""
-    if split is DEFAULT:
-        axis = get_config().default_split
-        if axis is None or not -ndim <= axis < ndim:
-            return None  # the configured default applies only where the axis exists
-        return axis % ndim
-    if split is None:
-        return None
-    if not isinstance(split, int) or isinstance(split, builtins.bool):
-        raise TypeError(f"{func}: split must be an int or None, got {split!r}")
-    if ndim == 0:
-        raise ValueError(f"{func}: a 0-d array cannot be split (split={split})")
-    return normalize_axis(split, ndim, func, "split")
-
-
-# Communicator types whose instances passed the check: ``Communicator`` is a runtime
-# Protocol, whose ``isinstance`` (its members looked up one by one) costs about 20 us.
-_COMM_TYPES: set[type] = set()
-
-
-def _comm(comm: Any, func: str) -> Communicator:
-    if comm is None:
-        return default_comm()
-    if type(comm) not in _COMM_TYPES:
-        if not isinstance(comm, Communicator):
-            raise TypeError(
-                f"{func}: comm must be an xdist Communicator, got {type(comm).__name__}"
-            )
-        _COMM_TYPES.add(type(comm))
-    return comm
-
-
+# -- arguments (pure: checked before anything is allocated or sent) -----------------------------
 def _same_comm(x: _array.Array, comm: Any, func: str) -> None:
     if comm is not None and comm is not x._comm:
         raise ValueError(f"{func}: comm must be the communicator of x (or None)")
@@ -127,13 +89,13 @@ def _dtype(dtype: Any, func: str, default: np.dtype) -> np.dtype:
     return default if dtype is None else as_dtype(dtype, func)
 
 
-def _default(kind: str, backend: Any = None) -> np.dtype:
+def _default(kind: str, backend: Backend | None = None) -> np.dtype:
     """The backend's default dtype of ``kind`` (a key of ``default_dtypes()``): float64 for
     NumPy, float32 for Torch."""
     return (default_backend() if backend is None else backend).default_dtypes()[kind]
 
 
-def _scalar_dtype(value: Any, backend: Any = None) -> np.dtype:
+def _scalar_dtype(value: Any, backend: Backend | None = None) -> np.dtype:
     """The standard's dtype for a Python scalar: bool, or the backend's default integral,
     real floating or complex floating dtype."""
     if isinstance(value, builtins.bool):
@@ -159,95 +121,35 @@ def _check_fill(value: Any, dtype: np.dtype, func: str) -> None:
             raise OverflowError(f"{func}: fill_value {value!r} is out of range for {dtype}")
 
 
-# -- where a new array goes (shared with the creation functions of fft) -------------------------
-class Target:
-    """Where a new array goes: its communicator, backend and device, resolved from a creation
-    function's ``comm=`` and ``device=`` (``None``: the defaults), with the helpers that build
-    this rank's block. ``fft.fftfreq``/``rfftfreq`` use it too."""
-
-    __slots__ = ("comm", "backend", "device")
-
-    def __init__(self, comm: Any, device: Any, func: str, backend: Any = None) -> None:
-        self.comm = _comm(comm, func)
-        self.backend = default_backend() if backend is None else backend
-        self.device = self.backend.check_device(device, func)
-
-    @property
-    def xp(self) -> Any:
-        return self.backend.xp
-
-    @property
-    def default_float(self) -> np.dtype:
-        return _default("real floating", self.backend)
-
-    def layout(self, shape: tuple[int, ...], split: Any, func: str) -> Layout:
-        """The balanced layout of ``shape`` along ``split=`` (see ``resolve_split``)."""
-        return Layout.balanced(shape, resolve_split(split, len(shape), func), self.comm.size)
-
-    def filled(self, layout: Layout, dtype: np.dtype, value: Any) -> _array.Array:
-        """An array of ``layout`` whose block is allocated here (and filled unless ``None``)."""
-        block = self.backend.empty(layout.local_shape(self.comm.rank), dtype, self.device)
-        if value is not None:
-            block[...] = value
-        return self.array(block, layout)
-
-    def iota(self, start: int, stop: int) -> Any:
-        """The int64 global indices ``start:stop`` as a block on the device."""
-        return iota(start, stop, self.backend, self.device)
-
-    def array(self, block: Any, layout: Layout) -> _array.Array:
-        """The array of ``layout`` whose block here is ``block``."""
-        if not self.backend.is_block(block):  # 0-d results of some ops come back as scalars
-            block = self.backend.asarray(block, device=self.device)
-        return _array.Array._new(block, layout, self.comm, self.backend)
-
-
-def iota(start: int, stop: int, backend: Any, device: Any) -> Any:
-    """The int64 global indices ``start:stop`` as a block of ``backend`` on ``device``."""
-    native = backend.native_device(backend.check_device(device, "iota"))
-    return backend.xp.arange(start, stop, dtype=backend.native_dtype(int64), device=native)
-
-
-def span(layout: Layout, axis: int, rank: int) -> tuple[int, int]:
-    """The global index range of ``rank``'s block along ``axis`` (all of it if not split):
-    what a block holds along any axis, from which position-dependent values are computed."""
-    if layout.split == axis:
-        return layout.local_range(rank)
-    return 0, layout.shape[axis]
-
-
 # -- empty, zeros, ones, full -------------------------------------------------------------------
+def _filled(shape: Any, dtype: Any, device: Any, split: Any, comm: Any, value: Any, func: str):
+    """An array of ``shape`` (default dtype: the backend's real floating one) holding
+    ``value`` (``None``: uninitialized); each rank allocates only its block."""
+    t = Placement(comm, device, func)
+    dt = _dtype(dtype, func, t.default_dtype("real floating"))
+    return t.filled(t.layout(_shape(shape, func), split, func), dt, value)
+
+
 def empty(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An uninitialized array; each rank allocates only its block."""
-    t = Target(comm, device, "empty")
-    return t.filled(
-        t.layout(_shape(shape, "empty"), split, "empty"),
-        _dtype(dtype, "empty", t.default_float),
-        None,
-    )
+    return _filled(shape, dtype, device, split, comm, None, "empty")
 
 
 def zeros(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array of zeros; each rank allocates only its block."""
-    t = Target(comm, device, "zeros")
-    return t.filled(
-        t.layout(_shape(shape, "zeros"), split, "zeros"), _dtype(dtype, "zeros", t.default_float), 0
-    )
+    return _filled(shape, dtype, device, split, comm, 0, "zeros")
 
 
 def ones(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array of ones; each rank allocates only its block."""
-    t = Target(comm, device, "ones")
-    return t.filled(
-        t.layout(_shape(shape, "ones"), split, "ones"), _dtype(dtype, "ones", t.default_float), 1
-    )
+    return _filled(shape, dtype, device, split, comm, 1, "ones")
 
 
 def full(shape, fill_value, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array of ``fill_value``; the dtype defaults to the scalar's (bool, int64, float64,
     complex128). A value of a wider kind than ``dtype`` (a float into an int dtype) or out of
     its range is an error."""
-    t = Target(comm, device, "full")
+    t = Placement(comm, device, "full")
     if not isinstance(fill_value, _SCALARS):
         raise TypeError(
             f"full: fill_value must be a Python scalar, got {type(fill_value).__name__}"
@@ -259,10 +161,10 @@ def full(shape, fill_value, *, dtype=None, device=None, split=DEFAULT, comm=None
 
 # -- the *_like functions -----------------------------------------------------------------------
 def _like(x: Any, dtype: Any, device: Any, split: Any, comm: Any, func: str):
-    """Target, layout and dtype of a result shaped like ``x``: by default the layout of ``x``
+    """Placement, layout and dtype of a result shaped like ``x``: by default the layout of ``x``
     (same split, same counts) on its communicator and device."""
     check_array(x, func)
-    t = Target(
+    t = Placement(
         comm if comm is not None else x._comm,
         device if device is not None else x.device,
         func,
@@ -331,8 +233,8 @@ def arange(
     if step == 0:
         raise ValueError("arange: step must not be zero")
     is_int = all(isinstance(v, int) for v in (start, stop, step))
-    t = Target(comm, device, "arange")
-    dt = _dtype(dtype, "arange", _default("integral" if is_int else "real floating", t.backend))
+    t = Placement(comm, device, "arange")
+    dt = _dtype(dtype, "arange", t.default_dtype("integral" if is_int else "real floating"))
     if dt.kind not in "iuf":
         raise TypeError(f"arange: dtype must be a real numeric dtype, got {dt}")
     layout = t.layout((_arange_length(start, stop, step),), split, "arange")
@@ -364,9 +266,9 @@ def linspace(
     if not isinstance(endpoint, builtins.bool):
         raise TypeError(f"linspace: endpoint must be a bool, got {endpoint!r}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
-    t = Target(comm, device, "linspace")
+    t = Placement(comm, device, "linspace")
     kind = "complex floating" if is_complex else "real floating"
-    dt = _dtype(dtype, "linspace", _default(kind, t.backend))
+    dt = _dtype(dtype, "linspace", t.default_dtype(kind))
     if dt.kind not in "fc" or (is_complex and dt.kind != "c"):
         raise TypeError(f"linspace: dtype {dt} cannot hold values from {start!r} to {stop!r}")
     layout = t.layout((num,), split, "linspace")
@@ -393,7 +295,7 @@ def linspace(
 
 
 # -- matrices -----------------------------------------------------------------------------------
-def _diagonal_mask(t: Target, layout: Layout, k: int, cmp: str) -> Any:
+def _diagonal_mask(t: Placement, layout: Layout, k: int, cmp: str) -> Any:
     """Boolean block over the last two axes: ``col - row`` compared with ``k`` at global
     indices (``"=="`` for ``eye``, ``"<="`` for ``tril``, ``">="`` for ``triu``)."""
     rank, nd = t.comm.rank, layout.ndim
@@ -414,8 +316,8 @@ def eye(
     n_rows = check_int(n_rows, "eye", "n_rows", 0)
     n_cols = n_rows if n_cols is None else check_int(n_cols, "eye", "n_cols", 0)
     k = check_int(k, "eye", "k")
-    t = Target(comm, device, "eye")
-    dt = _dtype(dtype, "eye", t.default_float)
+    t = Placement(comm, device, "eye")
+    dt = _dtype(dtype, "eye", t.default_dtype("real floating"))
     layout = t.layout((n_rows, n_cols), split, "eye")
     mask = _diagonal_mask(t, layout, k, "==")
     return t.array(t.xp.astype(mask, t.backend.native_dtype(dt)), layout)
@@ -427,7 +329,7 @@ def _triangle(x: Any, k: Any, split: Any, comm: Any, func: str, cmp: str) -> _ar
         raise ValueError(f"{func}: x must have at least 2 dimensions, got {x.ndim}")
     k = check_int(k, func, "k")
     _same_comm(x, comm, func)
-    t = Target(x._comm, x.device, func, backend=x._backend)
+    t = Placement(x._comm, x.device, func, backend=x._backend)
     layout = x._layout
     if split is not DEFAULT:
         axis = resolve_split(split, x.ndim, func)
@@ -489,7 +391,7 @@ def _host_data(obj: Any, copy: Any, func: str, dtype: np.dtype | None = None) ->
 
 
 def _from_block(
-    t: Target, data: Any, dtype: Any, copy: Any, split: Any, func: str, agree: bool = True
+    t: Placement, data: Any, dtype: Any, copy: Any, split: Any, func: str, agree: bool = True
 ):
     """The array holding ``data`` (a whole array, the same on every rank): each rank keeps
     its slice only, converted to ``dtype`` and copied as ``copy`` says. With ``agree`` (all
@@ -520,12 +422,7 @@ def _from_block(
     return t.array(block, layout)
 
 
-# The agreement row of data given whole (``_agree``): an error flag, the arguments (split as
-# given and as resolved, dtype asked for, device kind), the data's metadata (number of
-# dimensions, dtype, fingerprint halves) and its shape, padded to NumPy's 64 dimensions.
-_MAX_DIMS = 64
-_ROW = ("error", "split", "resolved split", "dtype", "device", "ndim", "obj dtype", "fp", "fp")
-_KINDS = ("cpu", "cuda", "rocm", "mps", "xpu", "other")
+# Codes of ``split=`` as given, in the agreement row of data given whole (``_agree``).
 _NONE, _DEFAULT_SPLIT, _NOT_AN_AXIS = -(2**40), -(2**40) - 1, -(2**40) - 2
 
 
@@ -535,21 +432,21 @@ def _split_code(split: Any) -> int:
         return _DEFAULT_SPLIT
     if split is None:
         return _NONE
-    if isinstance(split, int) and not isinstance(split, builtins.bool) and abs(split) < 2**39:
-        return int(split)
-    return _NOT_AN_AXIS
+    if isinstance(split, builtins.bool):
+        return _NOT_AN_AXIS
+    try:
+        axis = operator.index(split)
+    except TypeError:
+        return _NOT_AN_AXIS
+    return axis if abs(axis) < 2**39 else _NOT_AN_AXIS
 
 
 def _split_text(code: int) -> Any:
     return {_NONE: None, _DEFAULT_SPLIT: "default", _NOT_AN_AXIS: "not an axis"}.get(code, code)
 
 
-def _dtype_code(dt: Any) -> int:
-    return ALL_DTYPES.index(dt) if dt in ALL_DTYPES else -1
-
-
 def _agree(
-    t: Target,
+    t: Placement,
     data: Any,
     src: np.dtype,
     asked: np.dtype | None,
@@ -559,59 +456,50 @@ def _agree(
     func: str,
 ) -> None:
     """The ranks agree that ``data``, given whole on every rank, is the same array on every
-    rank and that they asked for the same thing, in one allreduce of a fixed row of 73 ints
-    (``same_on_every_rank``: 1168 bytes whatever the rank count): this rank's ``error``
-    (argument checks that failed here), ``split=`` as given and resolved, the ``dtype=``
-    asked for, the device kind, the data's dimensions, dtype and shape, and, with the
-    ``check_replicated`` setting (on by default), a fingerprint of its values
-    (``fingerprint``: about 1024 elements spread over the array, all of a smaller one, or
-    with ``"full"`` every element). An argument error found alike on every rank
-    is raised after it (every rank's row is the same, so is the error). Only when the rows
-    differ is every rank's row gathered (one allgather) to raise the same error everywhere:
-    one naming the argument the ranks disagree on and each rank's value, else the first
-    failing rank's own error (one allgather and one broadcast more), else one naming what
-    differs in the data. Nothing is
+    rank and that they asked for the same thing, in one allreduce of one agreement row
+    (``agree_on_metadata``: 73 ints, 1168 bytes whatever the rank count): this rank's
+    ``error`` (argument checks that failed here), ``split=`` as given and resolved, the
+    ``dtype=`` asked for, the device kind, the data's dtype and shape, and, with the
+    ``check_replicated`` setting (on by default), a checksum of its values (``checksum``:
+    about 1024 elements spread over the array, all of a smaller one, or with ``"full"``
+    every element). An argument error found alike on every rank is raised after it (every
+    rank's row is the same, so is the error). Only when the rows differ is every rank's row
+    gathered (one allgather) to raise the same error everywhere: one naming the argument the
+    ranks disagree on and each rank's value, else the first failing rank's own error (one
+    allgather and one broadcast more), else one naming what differs in the data. Nothing is
     sent on one rank."""
     comm = t.comm
     if comm.size == 1:
         if error is not None:
             raise error
         return
-    mode = get_config().check_replicated
     fp = 0
-    if mode and error is None and src in ALL_DTYPES and data.ndim <= _MAX_DIMS:
-        fp = fingerprint(data, t.backend, full=mode == "full")
-    kind = t.device.kind if t.device.kind in _KINDS else "other"
-    shape = [int(n) for n in data.shape][:_MAX_DIMS]
-    row = [
-        int(error is not None),
-        _split_code(split),
-        -1 if layout is None or layout.split is None else layout.split,
-        _dtype_code(asked),
-        _KINDS.index(kind),
-        len(shape),
-        _dtype_code(src),
-        *fingerprint_halves(fp),
-        *shape,
-        *[0] * (_MAX_DIMS - len(shape)),
-    ]
-    if not same_on_every_rank(row, comm):
-        _disagreement(comm, row, error, func)
+    if error is None and src in ALL_DTYPES and data.ndim <= MAX_DIMS:
+        fp = checksum(data, t.backend)
+    fields = {
+        "error": int(error is not None),
+        "split": _split_code(split),
+        "resolved split": -1 if layout is None or layout.split is None else layout.split,
+        "dtype": dtype_code(asked),
+        "device": device_code(t.device.kind),
+        "obj dtype": dtype_code(src),
+    }
+    rows = agree_on_metadata(fields, comm, shape=tuple(data.shape), checksum=fp)
+    if rows is not None:
+        _disagreement(rows, comm, error, func)
     if error is not None:  # the same arguments and metadata on every rank: the same error
         raise error
 
 
-def _disagreement(comm: Communicator, row: list[int], error: Exception | None, func: str) -> None:
-    """Raise, on every rank, the error that every rank's agreement ``row`` shows."""
-    info = allgather_ints(row, comm)[:, 1:]
-    columns = dict(zip(_ROW[1:7], info.T[:6].tolist()))
+def _disagreement(rows: Rows, comm: Communicator, error: Exception | None, func: str) -> None:
+    """Raise, on every rank, the error that every rank's agreement row (``rows``) shows."""
     named = {
-        "split": [_split_text(v) for v in columns["split"]],
+        "split": [_split_text(v) for v in rows.column("split")],
         "split (with each rank's default_split setting)": [
-            None if v < 0 else v for v in columns["resolved split"]
+            None if v < 0 else v for v in rows.column("resolved split")
         ],
-        "dtype": [None if v < 0 else str(ALL_DTYPES[v]) for v in columns["dtype"]],
-        "device": [_KINDS[v] for v in columns["device"]],
+        "dtype": [None if v < 0 else str(ALL_DTYPES[v]) for v in rows.column("dtype")],
+        "device": [DEVICE_KINDS[v] for v in rows.column("device")],
     }
     for arg, values in named.items():
         if len(set(values)) > 1:
@@ -620,21 +508,20 @@ def _disagreement(comm: Communicator, row: list[int], error: Exception | None, f
                 "every rank must pass the same arguments"
             )
     agree_on_errors(error, comm)  # raises the first failing rank's error on every rank
-    shapes = [tuple(r[8 : 8 + r[4]]) for r in info.tolist()]
-    dtypes = [str(ALL_DTYPES[c]) if c >= 0 else "other" for c in columns["obj dtype"]]
-    if len(set(shapes)) > 1 or len(set(dtypes)) > 1:
+    shapes = rows.shapes()
+    dtypes = [str(ALL_DTYPES[c]) if c >= 0 else "other" for c in rows.column("obj dtype")]
+    if len({*zip(shapes, rows.ndims())}) > 1 or len(set(dtypes)) > 1:
         raise ValueError(
             f"{func}: obj differs between ranks (shapes {shapes}, dtypes {dtypes}, rank r's "
             "at position r); data given whole must be the same on every rank: build an array "
             "from each rank's own block with xdist.from_local"
         )
-    prints = [(hi << 32) | lo for hi, lo in info[:, 6:8].tolist()]
     raise ValueError(
-        f"{func}: obj holds different values on different ranks: {differing_ranks(prints)}. "
-        "Data given whole must be the same on every rank: seed every rank's random "
-        "generator alike (or draw with xdist.random), or build the array from each rank's "
-        "own block with xdist.from_local(block, split=0). (The check_replicated setting, "
-        "XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
+        f"{func}: obj holds different values on different ranks: "
+        f"{differing_ranks(rows.checksums())}. Data given whole must be the same on every "
+        "rank: seed every rank's random generator alike (or draw with xdist.random), or build "
+        "the array from each rank's own block with xdist.from_local(block, split=0). (The "
+        "check_replicated setting, XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
     )
 
 
@@ -691,13 +578,13 @@ def asarray(
             raise ValueError("asarray: copy=False, but reading an array from a file copies it")
         axis = resolve_split(split, len(obj.shape), "asarray")
         return from_sliceable(obj, axis, dtype=dtype, device=device, comm=comm)
-    t = Target(comm, device, "asarray")
+    t = Placement(comm, device, "asarray")
     dt = None if dtype is None else as_dtype(dtype, "asarray")
     data = obj if t.backend.is_block(obj) else _host_data(obj, copy, "asarray", dt)
     if dt is None and _is_python_data(obj) and data.dtype.kind in "fc":
         # Python floats and complex numbers take the backend's default (float32 in Torch).
         kind = "real floating" if data.dtype.kind == "f" else "complex floating"
-        dtype = _default(kind, t.backend)
+        dtype = t.default_dtype(kind)
     return _from_block(t, data, dtype, copy, split, "asarray", not isinstance(obj, _SCALARS))
 
 
@@ -719,7 +606,7 @@ def from_dlpack(x, /, *, device=None, copy=None, split=DEFAULT, comm=None) -> _a
         return _from_array(x, None, device, copy, split, comm, "from_dlpack")
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: x must support DLPack (__dlpack__), got {type(x).__name__}")
-    t = Target(comm, device, "from_dlpack")
+    t = Placement(comm, device, "from_dlpack")
     if t.device.kind != "cpu" and _in_host_memory(x):
         # A GPU library cannot import host memory (CuPy refuses): the data is copied over.
         if copy is False:
@@ -769,12 +656,12 @@ def meshgrid(
     shape = [0] * n
     for i, a in enumerate(arrays):
         shape[axes[i]] = a.shape[0]
-    t = Target(first._comm, first.device, "meshgrid", backend=first._backend)
+    t = Placement(first._comm, first.device, "meshgrid", backend=first._backend)
     layout = _meshgrid_layout(arrays, axes, tuple(shape), split, t)
     return edition_sequence(_grid(t, a, axis, layout) for a, axis in zip(arrays, axes))
 
 
-def _meshgrid_layout(arrays, axes, shape, split, t: Target) -> Layout:
+def _meshgrid_layout(arrays, axes, shape, split, t: Placement) -> Layout:
     if split is DEFAULT:
         for a, axis in zip(arrays, axes):
             if a.split is not None:
@@ -782,7 +669,7 @@ def _meshgrid_layout(arrays, axes, shape, split, t: Target) -> Layout:
     return t.layout(shape, split, "meshgrid")
 
 
-def _grid(t: Target, a: _array.Array, axis: int, layout: Layout) -> _array.Array:
+def _grid(t: Placement, a: _array.Array, axis: int, layout: Layout) -> _array.Array:
     """The grid of input ``a`` (varying along ``axis``): its block broadcast to the local shape."""
     if layout.split == axis:  # this rank's stretch of a: free when a already has these counts
         piece = redistribute_block(

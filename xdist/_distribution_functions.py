@@ -8,23 +8,27 @@ from typing import Any
 import numpy as np
 
 from . import _array
-from ._config import get_config
 from ._dtypes import ALL_DTYPES
+from ._errors import AxisError
 from ._formatting import format_values, summary_indices
 from ._indexing_functions import take
 from ._layout import Layout
-from ._movement.collectives import (
-    allgather_ints,
-    counts_from_local,
-    differing_ranks,
-    fingerprint,
-    fingerprint_halves,
-    same_on_every_rank,
+from ._movement.agreement import (
+    DEVICE_KINDS,
+    MAX_DIMS,
+    Rows,
+    agree_on_metadata,
+    checksum,
+    device_code,
+    dtype_code,
 )
+from ._movement.collectives import counts_from_local, differing_ranks
 from ._movement.redistribute import gather_block, redistribute_block
-from ._runtime import default_backend, default_comm
+from ._placement import resolve_comm, resolve_split
+from ._runtime import default_backend
 from ._transport.comm import Communicator
-from ._validation import check_array, normalize_axis
+from ._validation import check_array
+from .backends.base import Backend
 
 __all__ = ["from_local", "resplit", "balance", "to_numpy", "show"]
 
@@ -32,111 +36,104 @@ __all__ = ["from_local", "resplit", "balance", "to_numpy", "show"]
 # What a rank finds wrong with its own arguments travels with the metadata, so that every
 # rank raises the same error (a rank raising alone would leave the others waiting).
 _NOT_AN_ARRAY, _BAD_DTYPE, _BAD_SPLIT, _ZERO_D, _TOO_MANY_DIMS = 1, 2, 3, 4, 5
-_MAX_DIMS = 32
 _WHY = {
     _NOT_AN_ARRAY: "is not an array of the {backend} backend",
     _BAD_DTYPE: "has a dtype that is not one of the standard's",
     _BAD_SPLIT: "has {ndim} dimensions: split={split!r} is not one of its axes",
     _ZERO_D: "is 0-d: a 0-d block cannot be split",
-    _TOO_MANY_DIMS: f"has more than {_MAX_DIMS} dimensions",
+    _TOO_MANY_DIMS: f"has more than {MAX_DIMS} dimensions",
 }
 
 
-def _describe(block: Any, split: Any, backend: Any) -> list[int]:
-    """``[problem, split, ndim, dtype, *shape]`` of this rank's arguments (split -1: None)."""
+def _problem(block: Any, split: Any, backend: Backend) -> tuple[int, int | None]:
+    """What is wrong with this rank's arguments (0: nothing), and the split axis."""
     if block is None:
-        return [_NOT_AN_ARRAY]
-    if block.ndim > _MAX_DIMS:
-        return [_TOO_MANY_DIMS]
-    dtype = backend.dtype_of(block)
-    if dtype not in ALL_DTYPES:
-        return [_BAD_DTYPE]
-    info = [0, -1, block.ndim, ALL_DTYPES.index(dtype), *block.shape]
-    if split is not None:
-        if isinstance(split, bool) or not isinstance(split, int):
-            info[0] = _BAD_SPLIT
-        elif block.ndim == 0:
-            info[0] = _ZERO_D
-        elif not -block.ndim <= split < block.ndim:
-            info[0] = _BAD_SPLIT
-        else:
-            info[1] = split % block.ndim
-    return info
+        return _NOT_AN_ARRAY, None
+    if block.ndim > MAX_DIMS:
+        return _TOO_MANY_DIMS, None
+    if backend.dtype_of(block) not in ALL_DTYPES:
+        return _BAD_DTYPE, None
+    try:
+        return 0, resolve_split(split, block.ndim, "from_local")
+    except TypeError:
+        return _BAD_SPLIT, None
+    except AxisError:
+        return (_ZERO_D if block.ndim == 0 else _BAD_SPLIT), None
 
 
-def _agreed_metadata(block: Any, split: Any, comm: Communicator, backend: Any) -> tuple:
-    """The counts along the split axis (``()`` for ``split=None``) once the ranks agree on the
-    blocks' metadata; the same error on every rank where a rank's arguments are bad or the
-    ranks disagree on the split, the number of dimensions, the dtype, the other lengths, the
-    device kind or, for ``split=None`` with the ``check_replicated`` setting (on by default),
-    a fingerprint of the values (``fingerprint``: about 1024 elements spread over the block,
-    all of a smaller one, every one with ``"full"``).
+def _agreed_metadata(
+    block: Any, split: Any, comm: Communicator, backend: Backend
+) -> tuple[int | None, tuple[int, ...]]:
+    """The split axis and the counts along it (``()`` for ``split=None``) once the ranks
+    agree on the blocks' metadata; the same error on every rank where a rank's arguments are
+    bad or the ranks disagree on the split, the number of dimensions, the dtype, the other
+    lengths, the device kind or, for ``split=None`` with the ``check_replicated`` setting (on
+    by default), a checksum of the values (``checksum``: about 1024 elements spread over the
+    block, all of a smaller one, every one with ``"full"``).
 
-    Agreement is one allreduce of a fixed-size row (``same_on_every_rank``: 39 ints whatever
+    Agreement is one allreduce of one agreement row (``agree_on_metadata``: 71 ints whatever
     the rank count, twice: maxima and negated minima), then one allgather of one int, the
-    block's length along the split axis (none for ``split=None``); only a disagreement
-    gathers every rank's row, to say in the error which rank differs."""
-    mine = _describe(block, split, backend)
-    row = mine + [0] * (4 + _MAX_DIMS - len(mine))
-    mode = get_config().check_replicated
-    fp = 0
-    if row[0] == 0 and split is None and mode and comm.size > 1:
-        fp = fingerprint(block, backend, full=mode == "full")
-    kind = backend.device_of(block).kind if row[0] == 0 else "cpu"
-    row += [*fingerprint_halves(fp), _KINDS.index(kind) if kind in _KINDS else len(_KINDS)]
-    key = list(row)
-    if row[0] == 0 and row[1] >= 0:
-        key[4 + row[1]] = 0  # the length along the split axis may differ between ranks
-    if not same_on_every_rank(key, comm) or row[0]:
-        _disagreement(allgather_ints(row, comm), split, backend)
-    if split is None:
-        return ()
-    return counts_from_local(row[4 + row[1]], comm)
+    block's length along the split axis (none for ``split=None``); only a disagreement or a
+    bad argument gathers every rank's row, to say in the error which rank differs."""
+    problem, axis = _problem(block, split, backend)
+    fine = problem == 0
+    fields = {
+        "problem": problem,
+        "split": -1 if axis is None else axis,
+        "dtype": dtype_code(backend.dtype_of(block)) if fine else -1,
+        "device": device_code(backend.device_of(block).kind if fine else "cpu"),
+    }
+    fp = checksum(block, backend) if fine and split is None and comm.size > 1 else 0
+    shape = () if block is None else tuple(block.shape)
+    rows = agree_on_metadata(
+        fields, comm, shape=shape, checksum=fp, free_axis=axis, gather=not fine
+    )
+    if rows is not None:
+        _disagreement(rows, split, backend)
+    if axis is None:
+        return None, ()
+    return axis, counts_from_local(block.shape[axis], comm)
 
 
-_KINDS = ("cpu", "cuda", "rocm", "mps", "xpu")
-
-
-def _disagreement(info: np.ndarray, split: Any, backend: Any) -> None:
-    """Raise the error that every rank's ``_describe`` row (``info``) shows."""
-    bad = [r for r in range(info.shape[0]) if info[r, 0]]
+def _disagreement(rows: Rows, split: Any, backend: Backend) -> None:
+    """Raise the error that every rank's agreement row (``rows``) shows."""
+    problems = rows.column("problem")
+    bad = [r for r, p in enumerate(problems) if p]
     if bad:
         r = bad[0]
-        why = _WHY[int(info[r, 0])].format(backend=backend.name, ndim=info[r, 2], split=split)
-        raise ValueError(f"from_local: the block of rank {r} {why} (ranks with bad blocks: {bad})")
-    kinds = [(*_KINDS, "other")[k] for k in info[:, -1].tolist()]
-    for column, what in ((1, "split"), (2, "number of dimensions"), (3, "dtype"), (-1, "device")):
-        values = info[:, column].tolist()
+        why = _WHY[problems[r]].format(backend=backend.name, ndim=rows.ndims()[r], split=split)
+        error = AxisError if problems[r] in (_BAD_SPLIT, _ZERO_D) else ValueError
+        raise error(f"from_local: the block of rank {r} {why} (ranks with bad blocks: {bad})")
+    columns = {
+        "split": [None if v < 0 else v for v in rows.column("split")],
+        "number of dimensions": rows.ndims(),
+        "dtype": [str(ALL_DTYPES[v]) for v in rows.column("dtype")],
+        "device": [DEVICE_KINDS[v] for v in rows.column("device")],
+    }
+    for what, values in columns.items():
         if len(set(values)) > 1:
-            if what == "split":
-                values = [None if v < 0 else v for v in values]
-            elif what == "dtype":
-                values = [str(ALL_DTYPES[v]) for v in values]
-            elif what == "device":
-                values = kinds
             raise ValueError(
                 f"from_local: the ranks disagree on the {what}: {values} (rank r's at position "
                 "r); every rank must pass the same split and blocks of one dtype, number of "
                 "dimensions and device kind"
             )
-    shapes = [tuple(s) for s in info[:, 4 : 4 + int(info[0, 2])].tolist()]
+    shapes = rows.shapes()
     if split is None and len(set(shapes)) > 1:
         raise ValueError(
             "from_local: split=None but the blocks' shapes differ between ranks: "
             f"{shapes}; pass split=k to stack them along k"
         )
     if split is None:
-        prints = [(hi << 32) | lo for hi, lo in info[:, -3:-1].tolist()]
         raise ValueError(
             "from_local: split=None but the blocks hold different values on different ranks: "
-            f"{differing_ranks(prints)}. A replicated array must hold the same values "
-            "everywhere: seed every rank's random generator alike (or draw with "
+            f"{differing_ranks(rows.checksums())}. A replicated array must hold the same "
+            "values everywhere: seed every rank's random generator alike (or draw with "
             "xdist.random), or pass split=0 to stack each rank's own block. (The "
             "check_replicated setting, XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
         )
     raise ValueError(
-        f"from_local: blocks must agree on every dimension but split={int(info[0, 1])}; got "
-        f"shapes {shapes}"
+        f"from_local: blocks must agree on every dimension but split={rows.column('split')[0]}; "
+        f"got shapes {shapes}"
     )
 
 
@@ -151,21 +148,20 @@ def from_local(
     Communication: one allreduce of the blocks' metadata (dtype, number of dimensions, the
     other lengths, split, device kind: a fixed-size row), so a block that differs between
     ranks raises the same error on every rank, and one allgather of the split axis' lengths.
-    With ``split=None`` no allgather, and the row also carries a fingerprint of the block's
+    With ``split=None`` no allgather, and the row also carries a checksum of the block's
     values (the ``check_replicated`` setting, on by default: about 1024 elements spread over
     the block), so a block that differs between ranks raises there too. Nothing on one rank.
     """
-    comm = default_comm() if comm is None else comm
+    comm = resolve_comm(comm, "from_local")
     backend = default_backend()
     if not backend.is_block(block):
         try:
             block = backend.asarray(block)
         except Exception:  # agreed below: every rank raises, not this one alone
             block = None
-    counts = _agreed_metadata(block, split, comm, backend)
-    if split is None:
+    axis, counts = _agreed_metadata(block, split, comm, backend)
+    if axis is None:
         return _array.Array._new(block, Layout.replicated(tuple(block.shape)), comm, backend)
-    axis = split % block.ndim
     shape = list(block.shape)
     shape[axis] = sum(counts)
     return _array.Array._new(block, Layout(tuple(shape), axis, counts), comm, backend)
@@ -178,11 +174,8 @@ def resplit(x: _array.Array, axis: int | None, /) -> _array.Array:
     allgather (every rank then holds the global array); from ``None`` no message is sent.
     """
     check_array(x, "resplit")
-    if axis is not None:
-        if x.ndim == 0:
-            raise ValueError("resplit: a 0-d array cannot be split")
-        axis = normalize_axis(axis, x.ndim, "resplit")
-    target = Layout.balanced(x.shape, axis, x._comm.size)
+    split = resolve_split(axis, x.ndim, "resplit", name="axis")
+    target = Layout.balanced(x.shape, split, x._comm.size)
     return _relayout(x, target)
 
 

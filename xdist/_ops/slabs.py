@@ -9,7 +9,9 @@ one piece, and reads each storage chunk once per rank.
 ``from_sliceable`` builds an array from any object with ``shape``, ``dtype`` and
 ``__getitem__`` by slices (an h5py dataset, a Zarr array, a NetCDF variable, ``np.memmap``),
 each rank reading only its slab. This module imports nothing above the array layer, so the
-creation functions could call it from where they are.
+creation functions could call it from where they are. Where a loaded array lives (its
+communicator, backend, device and split) is resolved by ``_placement``, as for every new
+array; a loader's ``split`` (0 by default) leaves 0-d data replicated.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-import operator
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -27,7 +28,8 @@ from .. import _array
 from .._dtypes import ALL_DTYPES, as_dtype
 from .._layout import Box, Layout, balanced_counts, resolve, shifted, volume
 from .._movement.agreement import agree_on_errors
-from .._runtime import default_backend, default_comm
+from .._placement import Placement
+from ..backends.base import Backend, Device
 
 __all__ = [
     "CHUNK_BYTES",
@@ -36,8 +38,6 @@ __all__ = [
     "cell_shape",
     "cells",
     "check_budget",
-    "check_split",
-    "context",
     "from_sliceable",
     "is_lazy_array",
     "load_dtype",
@@ -61,22 +61,7 @@ def check_budget(chunk_bytes: Any, func: str) -> int:
     return chunk_bytes
 
 
-def check_split(split: Any, ndim: int, func: str) -> int | None:
-    """The split axis of a loaded array of ``ndim`` dimensions (0-d data is replicated)."""
-    if split is None or ndim == 0:
-        return None
-    try:
-        if isinstance(split, bool):
-            raise TypeError
-        split = operator.index(split)
-    except TypeError:
-        raise TypeError(f"{func}: split must be an int or None, got {split!r}") from None
-    if not -ndim <= split < ndim:
-        raise IndexError(f"{func}: split {split} is out of bounds for data of {ndim} dimensions")
-    return split % ndim
-
-
-def load_dtype(stored: np.dtype, dtype: Any, backend: Any, func: str, what: str) -> np.dtype:
+def load_dtype(stored: np.dtype, dtype: Any, backend: Backend, func: str, what: str) -> np.dtype:
     """The dtype of a loaded array: ``dtype`` when given, else the stored one in native byte
     order; a TypeError naming ``what`` when it is not a standard dtype or the backend lacks
     it."""
@@ -215,8 +200,8 @@ def read_block(
     layout: Layout,
     rank: int,
     dtype: np.dtype,
-    backend: Any,
-    device: Any,
+    backend: Backend,
+    device: Device,
     cell: Sequence[int],
     progress: Any = None,
 ) -> Any:
@@ -242,36 +227,26 @@ def read_block(
     return backend.from_host(host, device) if on_host else block
 
 
-def context(comm: Any, device: Any, func: str) -> tuple[Any, Any, Any]:
-    """The communicator, backend and device of a new array (``None``: the defaults)."""
-    comm = default_comm() if comm is None else comm
-    if not all(hasattr(comm, a) for a in ("rank", "size")):
-        raise TypeError(f"{func}: comm must be an xdist Communicator, got {type(comm).__name__}")
-    backend = default_backend()
-    return comm, backend, backend.check_device(device, func)
-
-
 def read_array(
     opener: Callable[[], Any],
     layout: Layout,
     dtype: np.dtype,
     cell: Sequence[int],
-    comm: Any,
-    backend: Any,
-    device: Any,
+    where: Placement,
     progress: Any = None,
 ) -> _array.Array:
-    """The array of ``layout`` whose blocks each rank reads from the source that ``opener()``
-    opens (a context manager); ``progress.update(bytes)`` follows the reading. A rank that
-    fails raises its error on every rank: one allgather."""
+    """The array of ``layout`` (placed ``where``) whose blocks each rank reads from the source
+    that ``opener()`` opens (a context manager); ``progress.update(bytes)`` follows the
+    reading. A rank that fails raises its error on every rank: one allgather."""
     block, error = None, None
+    rank, backend = where.comm.rank, where.backend
     try:
         with opener() as source:
-            block = read_block(source, layout, comm.rank, dtype, backend, device, cell, progress)
+            block = read_block(source, layout, rank, dtype, backend, where.device, cell, progress)
     except Exception as exc:
         error = exc
-    agree_on_errors(error, comm)
-    return _array.Array._new(block, layout, comm, backend)
+    agree_on_errors(error, where.comm)
+    return where.array(block, layout)
 
 
 def from_sliceable(
@@ -288,23 +263,23 @@ def from_sliceable(
     fails on some rank raises its error on every rank).
     """
     func = "from_sliceable"
-    comm, backend, dev = context(comm, device, func)
+    where = Placement(comm, device, func)
     budget = check_budget(chunk_bytes, func)
     if not all(hasattr(obj, a) for a in ("shape", "dtype", "__getitem__")):
         raise TypeError(f"{func}: obj must have shape, dtype and __getitem__, got {type(obj)}")
     shape = tuple(int(n) for n in obj.shape)
-    dt = load_dtype(np.dtype(obj.dtype), dtype, backend, func, "the object")
-    layout = Layout.balanced(shape, check_split(split, len(shape), func), comm.size)
+    dt = load_dtype(np.dtype(obj.dtype), dtype, where.backend, func, "the object")
+    layout = where.layout(shape, split, func, zero_d_replicated=True)
     base = getattr(obj, "chunks", None)
     source = SliceSource(obj)
     piece = max(1, budget // source.copies)
     cell = cell_shape(shape, dt.itemsize, piece, base if isinstance(base, tuple) else None)
-    return read_array(lambda: contextlib.nullcontext(source), layout, dt, cell, comm, backend, dev)
+    return read_array(lambda: contextlib.nullcontext(source), layout, dt, cell, where)
 
 
 # -- writing -------------------------------------------------------------------------------------
 def block_pieces(
-    block: Any, origin: Sequence[int], box: Box, cell: Sequence[int], backend: Any
+    block: Any, origin: Sequence[int], box: Box, cell: Sequence[int], backend: Backend
 ) -> Iterator[tuple[Box, np.ndarray]]:
     """``(global cell, host array)`` for each cell of ``box`` (the part of ``block`` this rank
     writes; ``origin``: the global index of ``block``'s first element), one at a time."""

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from .._array import Array
-from .._creation_functions import DEFAULT, Target, span
 from .._dtypes import as_dtype
+from .._placement import DEFAULT, Placement, span
 from .._validation import check_int
 
 __all__ = ["fftfreq", "rfftfreq"]
@@ -42,8 +42,8 @@ def _frequencies(n: Any, d: Any, dtype, device, split, comm, func: str) -> Array
         raise TypeError(f"{func}: d must be a real number, got {d!r}")
     if d == 0:
         raise ValueError(f"{func}: d must not be zero")
-    t = Target(comm, device, func)
-    dt = t.default_float if dtype is None else as_dtype(dtype, func)  # the backend's default
+    t = Placement(comm, device, func)
+    dt = t.default_dtype("real floating") if dtype is None else as_dtype(dtype, func)
     if dt.kind != "f":
         raise TypeError(f"{func}: dtype must be a real floating-point dtype, got {dt}")
     length = n if func == "fftfreq" else n // 2 + 1

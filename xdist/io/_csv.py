@@ -37,7 +37,8 @@ from .._layout import Layout
 from .._movement.agreement import agree_on_errors, from_root
 from .._movement.collectives import exscan_host
 from .._movement.redistribute import redistribute_block
-from .._ops.slabs import check_budget, check_split, context, my_part
+from .._ops.slabs import check_budget, my_part
+from .._placement import Placement, resolve_split
 from .._validation import check_array
 from ._files import AtomicSave, Progress, described, reading, write_at
 
@@ -172,13 +173,14 @@ def load_csv(
     first bad line's error).
     """
     func = "load_csv"
-    comm, backend, dev = context(comm, device, func)
+    where = Placement(comm, device, func)
+    comm, backend = where.comm, where.backend
     budget = check_budget(chunk_bytes, func)
     if isinstance(header, bool) or not isinstance(header, int) or header < 0:
         raise ValueError(f"{func}: header must be an int >= 0 (lines to skip), got {header!r}")
     if delimiter is not None and (not isinstance(delimiter, str) or not delimiter):
         raise TypeError(f"{func}: delimiter must be a non-empty str or None, got {delimiter!r}")
-    axis = check_split(split, 2, func)
+    axis = resolve_split(split, 2, func)
     dt = backend.default_dtypes()["real floating"] if dtype is None else as_dtype(dtype, func)
     if dt not in backend.supported_dtypes():
         raise TypeError(f"{func}: the {backend.name} backend has no {dt}; pass dtype=")
@@ -213,7 +215,7 @@ def load_csv(
             if error is exc and isinstance(exc, ValueError) and not str(exc).startswith(func):
                 error = ValueError(f"{func}: {path!r}: {exc}")  # a UnicodeDecodeError, ...
     _agree_on_the_first_line(error, line, comm)
-    return _array.Array._new(backend.from_host(host, dev), layout, comm, backend)
+    return where.array(backend.from_host(host, where.device), layout)
 
 
 def _agree_on_the_first_line(error: BaseException | None, line: int, comm: Any) -> None:

@@ -22,19 +22,18 @@ from typing import Any
 import numpy as np
 
 from .. import _array
-from .._layout import Layout, volume
+from .._layout import volume
 from .._movement.agreement import from_root
 from .._ops.slabs import (
     SliceSource,
     cell_shape,
     check_budget,
-    check_split,
-    context,
     load_dtype,
     my_part,
     read_array,
     write_part,
 )
+from .._placement import Placement
 from .._validation import check_array
 from ._files import AtomicSave, Progress, described, error_number, require, stale_pattern
 
@@ -112,13 +111,13 @@ def load_hdf5(
     """
     func = "load_hdf5"
     h5py = require("h5py", func)
-    comm, backend, dev = context(comm, device, func)
+    where = Placement(comm, device, func)
     budget = check_budget(chunk_bytes, func)
     path, dataset = os.fspath(path), _check_name(dataset, func, "dataset")
-    meta = from_root(lambda: _inspect(h5py, path, dataset, func), comm)
+    meta = from_root(lambda: _inspect(h5py, path, dataset, func), where.comm)
     shape, stored = tuple(meta["shape"]), np.lib.format.descr_to_dtype(meta["descr"])
-    dt = load_dtype(stored, dtype, backend, func, f"the dataset {dataset!r}")
-    layout = Layout.balanced(shape, check_split(split, len(shape), func), comm.size)
+    dt = load_dtype(stored, dtype, where.backend, func, f"the dataset {dataset!r}")
+    layout = where.layout(shape, split, func, zero_d_replicated=True)
     cell = cell_shape(shape, stored.itemsize, budget, meta["chunks"])
 
     @contextlib.contextmanager
@@ -126,8 +125,10 @@ def load_hdf5(
         with _open(h5py, path, func) as f:
             yield SliceSource(f[dataset])
 
-    with Progress(progress, comm, math.prod(layout.local_shape(0)) * dt.itemsize, func) as bar:
-        return read_array(opener, layout, dt, cell, comm, backend, dev, bar)
+    with Progress(
+        progress, where.comm, math.prod(layout.local_shape(0)) * dt.itemsize, func
+    ) as bar:
+        return read_array(opener, layout, dt, cell, where, bar)
 
 
 def save_hdf5(x, path, dataset, *, mode="w", chunk_bytes=None, progress=False, **options) -> None:

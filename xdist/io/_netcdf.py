@@ -24,19 +24,18 @@ from typing import Any
 import numpy as np
 
 from .. import _array
-from .._layout import Layout, volume
+from .._layout import volume
 from .._movement.agreement import from_root
 from .._ops.slabs import (
     SliceSource,
     cell_shape,
     check_budget,
-    check_split,
-    context,
     load_dtype,
     my_part,
     read_array,
     write_part,
 )
+from .._placement import Placement
 from .._validation import check_array
 from ._files import EXTRA, AtomicSave, Progress, described, reading
 
@@ -299,18 +298,18 @@ def load_netcdf(
     """
     func = "load_netcdf"
     _dataset_class(func)  # the ImportError naming the extra comes first
-    comm, backend, dev = context(comm, device, func)
+    where = Placement(comm, device, func)
     budget = check_budget(chunk_bytes, func)
     path = os.fspath(path)
     if not isinstance(variable, str) or not variable:
         raise TypeError(f"{func}: variable must be a non-empty str, got {variable!r}")
     if not isinstance(mask_and_scale, bool):
         raise TypeError(f"{func}: mask_and_scale must be a bool, got {mask_and_scale!r}")
-    meta = from_root(lambda: _inspect(path, variable, func), comm)
+    meta = from_root(lambda: _inspect(path, variable, func), where.comm)
     shape, stored = tuple(meta["shape"]), np.lib.format.descr_to_dtype(meta["descr"])
     decoding = _Decoding(stored, meta["attrs"] if mask_and_scale else {})
-    dt = load_dtype(decoding.dtype, dtype, backend, func, f"the variable {variable!r}")
-    layout = Layout.balanced(shape, check_split(split, len(shape), func), comm.size)
+    dt = load_dtype(decoding.dtype, dtype, where.backend, func, f"the variable {variable!r}")
+    layout = where.layout(shape, split, func, zero_d_replicated=True)
     # netCDF4 builds each piece twice (a buffer, then the result): half-size pieces; a
     # decoded piece is held up to four times (those two, the decoded copy, its mask).
     copies = _DecodedSource.copies if decoding.active else 2
@@ -323,8 +322,10 @@ def load_netcdf(
             var = _variable(ds, variable, path, func)
             yield _DecodedSource(var, decoding) if decoding.active else SliceSource(var)
 
-    with Progress(progress, comm, math.prod(layout.local_shape(0)) * dt.itemsize, func) as bar:
-        return read_array(opener, layout, dt, cell, comm, backend, dev, bar)
+    with Progress(
+        progress, where.comm, math.prod(layout.local_shape(0)) * dt.itemsize, func
+    ) as bar:
+        return read_array(opener, layout, dt, cell, where, bar)
 
 
 def save_netcdf(

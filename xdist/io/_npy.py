@@ -26,14 +26,13 @@ from .._ops.slabs import (
     block_pieces,
     cell_shape,
     check_budget,
-    check_split,
-    context,
     load_dtype,
     my_part,
     read_array,
     run_starts,
     runs,
 )
+from .._placement import Placement
 from .._validation import check_array
 from ._files import AtomicSave, Progress, reading, write_at
 
@@ -141,14 +140,14 @@ def load_npy(
     dtype outside the standard raises the same error on every rank.
     """
     func = "load_npy"
-    comm, backend, dev = context(comm, device, func)
+    where = Placement(comm, device, func)
     budget = check_budget(chunk_bytes, func)
     path = os.fspath(path)
-    meta = from_root(lambda: _read_header(path, func), comm)
+    meta = from_root(lambda: _read_header(path, func), where.comm)
     shape = tuple(meta["shape"])
     stored = np.lib.format.descr_to_dtype(meta["descr"])
-    dt = load_dtype(stored, dtype, backend, func, repr(path))
-    layout = Layout.balanced(shape, check_split(split, len(shape), func), comm.size)
+    dt = load_dtype(stored, dtype, where.backend, func, repr(path))
+    layout = where.layout(shape, split, func, zero_d_replicated=True)
     cell = cell_shape(shape, stored.itemsize, budget)
 
     @contextlib.contextmanager
@@ -160,8 +159,10 @@ def load_npy(
         finally:
             source.close()
 
-    with Progress(progress, comm, math.prod(layout.local_shape(0)) * dt.itemsize, func) as bar:
-        return read_array(opener, layout, dt, cell, comm, backend, dev, bar)
+    with Progress(
+        progress, where.comm, math.prod(layout.local_shape(0)) * dt.itemsize, func
+    ) as bar:
+        return read_array(opener, layout, dt, cell, where, bar)
 
 
 def header_bytes(shape: tuple[int, ...], dtype: np.dtype) -> bytes:

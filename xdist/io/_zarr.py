@@ -33,12 +33,11 @@ from .._ops.slabs import (
     cell_shape,
     cells,
     check_budget,
-    check_split,
-    context,
     load_dtype,
     my_part,
     read_array,
 )
+from .._placement import Placement
 from .._validation import check_array
 from ._files import AtomicSave, Progress, described, require
 
@@ -84,18 +83,20 @@ def load_zarr(
     """
     func = "load_zarr"
     zarr = require("zarr", func)
-    comm, backend, dev = context(comm, device, func)
+    where = Placement(comm, device, func)
     budget = check_budget(chunk_bytes, func)
     path = os.fspath(path)
-    meta = from_root(lambda: _inspect(zarr, path, func), comm)
+    meta = from_root(lambda: _inspect(zarr, path, func), where.comm)
     shape, stored = tuple(meta["shape"]), np.lib.format.descr_to_dtype(meta["descr"])
-    dt = load_dtype(stored, dtype, backend, func, f"the Zarr array {path!r}")
-    layout = Layout.balanced(shape, check_split(split, len(shape), func), comm.size)
+    dt = load_dtype(stored, dtype, where.backend, func, f"the Zarr array {path!r}")
+    layout = where.layout(shape, split, func, zero_d_replicated=True)
     # Zarr holds a chunk twice while decoding it (encoded, decoded): half-size pieces.
     cell = cell_shape(shape, stored.itemsize, max(1, budget // 2), meta["chunks"])
     opener = lambda: contextlib.nullcontext(SliceSource(_open(zarr, path, func)))
-    with Progress(progress, comm, math.prod(layout.local_shape(0)) * dt.itemsize, func) as bar:
-        return read_array(opener, layout, dt, cell, comm, backend, dev, bar)
+    with Progress(
+        progress, where.comm, math.prod(layout.local_shape(0)) * dt.itemsize, func
+    ) as bar:
+        return read_array(opener, layout, dt, cell, where, bar)
 
 
 def chunk_starts(layout: Layout, unit: int) -> list[int]:

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from .. import _array
-from .._config import get_config
-from .._creation_functions import DEFAULT, Target
-from .._movement.collectives import bcast_host, checksums, differing_ranks
+from .._movement.agreement import differing_copies
+from .._movement.collectives import bcast_host
+from .._placement import DEFAULT, Placement
+from .._transport.comm import Communicator
 from .._validation import normalize_axis
 from ._checks import check_dtype, check_integer, check_real, check_shape, check_xarray
 from ._engine import Engine
@@ -58,8 +59,8 @@ def default_rng(seed: Any = None, *, comm: Any = None) -> Generator:
     """
     if isinstance(seed, Generator):
         return seed
-    target = Target(comm, None, "default_rng")
-    comm = target.comm
+    where = Placement(comm, None, "default_rng")
+    comm = where.comm
     if seed is None:
         return Generator(np.random.SeedSequence(_shared_entropy(comm)), comm)
     if isinstance(seed, np.random.SeedSequence):
@@ -72,15 +73,14 @@ def default_rng(seed: Any = None, *, comm: Any = None) -> Generator:
     else:
         seq = np.random.SeedSequence(_seed_entropy(seed))
     rng = Generator(seq, comm)
-    if get_config().check_replicated and comm.size > 1:
-        sums = checksums(rng.key, comm, target.backend)
-        if len(set(sums)) > 1:
-            raise ValueError(
-                f"default_rng: the seed differs between ranks: {differing_ranks(sums)}; every "
-                "rank must pass the same seed (seed=None agrees on one); per-rank streams are "
-                "not needed: draws are split by global index. (The check_replicated setting, "
-                "XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
-            )
+    differ = differing_copies(rng.key, comm, where.backend)
+    if differ:
+        raise ValueError(
+            f"default_rng: the seed differs between ranks: {differ}; every rank must pass the "
+            "same seed (seed=None agrees on one); per-rank streams are not needed: draws are "
+            "split by global index. (The check_replicated setting, XDIST_CHECK_REPLICATED=0, "
+            "turns this comparison off.)"
+        )
     return rng
 
 
@@ -97,7 +97,7 @@ def _seed_entropy(seed: Any) -> int | list[int]:
     return values if isinstance(seed, (list, tuple, np.ndarray)) else values[0]
 
 
-def _shared_entropy(comm: Any) -> int:
+def _shared_entropy(comm: Communicator) -> int:
     """128 bits of fresh entropy from rank 0, on every rank (one broadcast)."""
     words = np.zeros(2, dtype=np.uint64)
     if comm.rank == 0:
@@ -141,7 +141,7 @@ class Generator:
 
     __slots__ = ("_seq", "_comm", "_engine", "_calls")
 
-    def __init__(self, seed_seq: np.random.SeedSequence, comm: Any) -> None:
+    def __init__(self, seed_seq: np.random.SeedSequence, comm: Communicator) -> None:
         self._seq = seed_seq
         self._comm = comm
         self._engine = Engine(seed_seq.generate_state(2, np.uint64))
@@ -178,14 +178,14 @@ class Generator:
         return self._calls - 1
 
     def _request(self, func, size, shape, dtype, kinds, kind, split, device, comm):
-        """Target, layout and dtype of a drawing call, every argument checked."""
-        t = Target(self._comm if comm is None else comm, device, func)
+        """Placement, layout and dtype of a drawing call, every argument checked."""
+        t = Placement(self._comm if comm is None else comm, device, func)
         dims = check_shape(size, shape, func)
         dt = check_dtype(dtype, kinds, t.backend.default_dtypes()[kind], t.backend, func)
         return t, t.layout(dims, split, func), dt
 
     @staticmethod
-    def _emit(t: Target, layout: Any, dtype: np.dtype, fill: Any) -> _array.Array:
+    def _emit(t: Placement, layout: Any, dtype: np.dtype, fill: Any) -> _array.Array:
         host = draw_block(fill, layout, dtype, t.comm)
         return t.array(t.backend.from_host(host, t.device), layout)
 
@@ -471,7 +471,7 @@ class Generator:
             raise ValueError(f"permutation: x must be >= 0, got {n}")
         if axis != 0:
             raise ValueError(f"permutation: axis applies to an array x only, got axis={axis!r}")
-        t = Target(self._comm if comm is None else comm, device, func)
+        t = Placement(self._comm if comm is None else comm, device, func)
         layout = t.layout((n,), split, func)
         keys = order_keys(self._engine, self._stream())
         return choose(None, n, layout, False, None, keys, t)
@@ -564,18 +564,18 @@ class Generator:
 
     def _population(self, a: Any, device: Any, comm: Any):
         """``choice``'s population: the pool array (``None`` for ``range(a)``), its size and
-        the target of the result."""
+        the placement of the result."""
         if not isinstance(a, _array.Array):
             n = check_integer(a, "choice", "a")
             if n < 0:
                 raise ValueError(f"choice: a must be >= 0, got {n}")
-            return None, n, Target(self._comm if comm is None else comm, device, "choice")
+            return None, n, Placement(self._comm if comm is None else comm, device, "choice")
         check_xarray(a, "choice", "a")
         if a.ndim != 1:
             raise ValueError(f"choice: a must be 1-D, got {a.ndim} dimensions")
         if device is not None or comm is not None:
             raise TypeError("choice: device and comm apply to an int a only")
-        return a, a.shape[0], Target(a._comm, a.device, "choice", backend=a._backend)
+        return a, a.shape[0], Placement(a._comm, a.device, "choice", backend=a._backend)
 
     for _m in (choice,):
         _m.__doc__ = _doc(_m.__doc__)

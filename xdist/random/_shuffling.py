@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from .. import _array
-from .._creation_functions import Target
 from .._indexing_functions import take
 from .._layout import Layout
 from .._movement.redistribute import redistribute_block, slice_replicated
+from .._placement import Placement
 from .._sorting_functions import argsort
 from ._engine import Engine
 from ._layouts import draw_block, from_flat
@@ -49,7 +49,7 @@ def weighted_keys(engine: Engine, stream: int, p: np.ndarray) -> Keys:
     return keys
 
 
-def _split_order(keys: Keys, n: int, t: Target) -> _array.Array:
+def _split_order(keys: Keys, n: int, t: Placement) -> _array.Array:
     """The permutation, split along 0 in balanced blocks: the keys drawn by range and sorted
     by xdist's distributed stable ``argsort``."""
     layout = Layout.balanced((n,), 0, t.comm.size)
@@ -69,7 +69,7 @@ def permuted(x: _array.Array, axis: int, keys: Keys, func: str) -> _array.Array:
         perm = backend.from_host(np.argsort(keys(0, n), kind="stable"), x.device)
         block = backend.xp.take(x._local, perm, axis=axis)
         return _array.Array._new(block, x._layout, comm, backend)
-    perm = _split_order(keys, n, Target(comm, x.device, func, backend=backend))
+    perm = _split_order(keys, n, Placement(comm, x.device, func, backend=backend))
     out = take(x, perm, axis=axis)
     if out._layout == x._layout:
         return out
@@ -87,7 +87,7 @@ def _prefix(perm: _array.Array, k: int) -> _array.Array:
 
 
 def _flat_indices(
-    n: int, k: int, replace: bool, index_fill: Any, keys: Keys, spread: bool, t: Target
+    n: int, k: int, replace: bool, index_fill: Any, keys: Keys, spread: bool, t: Placement
 ) -> _array.Array:
     """``k`` sample indices in ``[0, n)`` as a flat int64 array: replicated (every rank draws
     or orders everything) unless ``spread``, then split along 0."""
@@ -111,7 +111,7 @@ def choose(
     replace: bool,
     index_fill: Any,
     keys: Keys,
-    t: Target,
+    t: Placement,
 ) -> _array.Array:
     """Samples of ``range(n)`` (``pool`` None) or of the 1-D ``pool``, in ``layout``.
 
