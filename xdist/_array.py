@@ -26,7 +26,7 @@ from ._runtime import default_comm
 from ._transport.comm import Communicator
 from .backends import get_backend
 
-__all__ = ["Array", "OPERATORS", "wrap_block", "writes_back"]
+__all__ = ["Array", "OPERATORS", "WriteBack", "wrap_block"]
 
 # The functions behind the array's operators and methods, by the standard's name (plus
 # "getitem", "setitem", "to_numpy" and "__array_namespace__"). The namespace fills the table
@@ -51,6 +51,41 @@ def _broadcasts_into(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     return all(a in (1, b) for a, b in zip(shape[::-1], target[::-1]))
 
 
+class WriteBack:
+    """What a view writes to: held by the view (``Array._writeback``) where a write into it
+    must be carried to the array it views, ``base``, because NumPy would show the write there
+    and the view does not share ``base``'s memory at this rank count (its data moved between
+    ranks, or the library copied it), or views an array that does not.
+
+    Each subclass is one way a view maps onto ``base`` and says how a write goes back
+    (``_indexing.basic.Selection``: a basic key; ``_manipulation_functions.shapes.Reshape``
+    and ``Permutation``); the view's maker creates it, and each write into the view calls
+    ``written``. An array that views nothing, or shares the memory of an array that writes
+    nothing back, holds ``None`` and pays nothing.
+    """
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: Array) -> None:
+        self.base = base
+
+    def written(self, view: Array, parts: list | None) -> None:
+        """Carry into ``base`` the write just made into ``view``: the parts of ``view`` a
+        basic key selected (normalized, none empty), or ``None`` for all of it."""
+        raise NotImplementedError
+
+    def pass_on(self, parts: list | None) -> None:
+        """Hand a write that is in ``base``'s blocks already (the view shares their memory) to
+        ``base``'s own write-back: ``parts`` of ``base``, or ``None`` for all of it."""
+        back = self.base._writeback
+        if back is not None:
+            back.written(self.base, parts)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"{type(self).__name__}(base shape {self.base.shape}, {fields})"
+
+
 class Array:
     """A distributed array. Create it with xdist's functions, not with ``Array(...)``."""
 
@@ -60,6 +95,8 @@ class Array:
     _layout: Layout
     _comm: Communicator
     _backend: Any
+    _writeback: WriteBack | None
+    _strides: tuple[int, ...] | None
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("xdist.Array cannot be created directly; use xdist.asarray or from_local")
@@ -71,11 +108,10 @@ class Array:
         self._layout = layout
         self._comm = comm
         self._backend = backend
-        # A result of indexing or reshaping that had to be a copy at this rank count writes
-        # its new values back into its base after each write (see ``writes_back``).
+        # What a view writes to, where a write into it must be carried there (``WriteBack``).
         self._writeback = None
         # The strides, in elements, NumPy would give this array where they differ from what
-        # xdist's default says (``_indexing.basic.note_strides``); ``None``: the default.
+        # xdist's default says (``_indexing.strides.note_strides``); ``None``: the default.
         self._strides = None
         return self
 
@@ -288,8 +324,6 @@ class Array:
 
     def __setitem__(self, key, value) -> None:
         OPERATORS["setitem"](self, key, value)
-        if self._writeback is not None:
-            self._writeback(self)
 
     def __iter__(self):
         if self.ndim == 0:
@@ -779,7 +813,7 @@ def _assign_inplace(x: Array, result: Array, func: str) -> None:
     block = redistribute_block(result._local, result._layout, x._layout, x._comm, x._backend)
     x._local[...] = block
     if x._writeback is not None:
-        x._writeback(x)
+        x._writeback.written(x, None)
 
 
 def _unpickle_block(backend_name: str, host: np.ndarray, layout: Layout, rank: int, size: int):
@@ -839,13 +873,3 @@ def _local_summary(x: Array) -> tuple[np.ndarray, bool]:
             if len(idx) < block.shape[axis]:
                 block = xp.take(block, x._backend.from_host(idx, device), axis=axis)
     return np.asarray(x._backend.to_host(block)), picked is not None
-
-
-def writes_back(view: Array, base: Array, write: Any) -> Array:
-    """Mark ``view``, a result of indexing or reshaping ``base`` that is a copy at this rank
-    count (NumPy would give a view), so that every write into it (``view[k] = v``, ``view
-    += v``) is followed by ``write(base, view)``: the write is seen in the base at every rank
-    count, as NumPy shows it, instead of being lost where the result had to move. Returns
-    ``view``. (Writes into ``view.local`` directly are the caller's own: not written back.)"""
-    view._writeback = lambda v: write(base, v)
-    return view

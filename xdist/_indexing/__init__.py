@@ -28,10 +28,11 @@ Each axis of ``x`` is then selected by an ``int`` or by a ``range`` of its indic
 A write into the result of a basic key is seen in ``x``, as in NumPy, at every rank count:
 where the result is a view of ``x``'s block the memory is shared; where it had to move (an
 int or a negative step on the split axis, at more than one rank) or was flipped by a library
-that copies flips, it writes itself back into ``x`` after each write: ``r[k] = v`` the
-elements ``k`` alone, an in-place operator all of ``r`` (no message for a replicated ``r``;
-the way back of the all-to-all for a reversed one). Views of such a result pass their writes
-on. Writes into ``x`` after ``r`` moved are not seen in ``r`` (NumPy would show them), so an
+that copies flips, it holds a write-back (``basic.Selection``: ``x`` and the key) that
+``setitem`` hands each write: ``r[k] = v`` goes back as the elements ``k`` alone, an
+in-place operator as all of ``r`` (no message for a replicated ``r``; the way back of the
+all-to-all for a reversed one). Views of such a result hold write-backs that pass their
+writes on. Writes into ``x`` after ``r`` moved are not seen in ``r`` (NumPy would show them), so an
 in-place operator on ``r`` then computes from, and writes back, its older values. Integer-array
 and mask keys give copies, as in NumPy: nothing is written back.
 
@@ -49,14 +50,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _array
-from .basic import (
-    getitem_basic,
-    note_write,
-    replicated_basic,
-    setitem_basic,
-    setitem_direct,
-    split_basic,
-)
+from .basic import getitem_basic, replicated_basic, setitem_basic, setitem_direct, split_basic
 from .integer_arrays import getitem_arrays, setitem_arrays
 from .keys import BASIC, host_keys, key_kind, mask_key
 from .masks import getitem_mask, setitem_mask
@@ -69,8 +63,8 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
     mask in ``masks`` (see the package docstring for what communicates)."""
     items = key if isinstance(key, tuple) else (key,)
     if all(type(k) in BASIC for k in items):  # ints, slices, None, Ellipsis: no arrays
-        # The hot path: the library indexes the block. Not for an array that writes itself
-        # back (a copy, or a view of one): the general path passes writes on.
+        # The hot path: the library indexes the block. Not for an array that holds a
+        # write-back (a copy, or a view of one): the general path gives the result its own.
         if x._writeback is None:
             fast = replicated_basic if x._layout.split is None else split_basic
             out = fast(x, items)
@@ -87,18 +81,26 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
 
 
 def setitem(x: _array.Array, key: Any, value: Any) -> None:
-    """``x[key] = value``: each rank writes the selected elements it owns."""
-    if x._writeback is None:  # the hot path: a basic key, a scalar value, no message
+    """``x[key] = value``: each rank writes the selected elements it owns; a view that holds a
+    write-back (``_array.WriteBack``) then hands it the write."""
+    back = x._writeback
+    if back is None:  # the hot path: a basic key, a scalar value, no message
         items = key if isinstance(key, tuple) else (key,)
         if all(type(k) in BASIC for k in items) and setitem_direct(x, items, value):
             return
     key = host_keys(x, key)
     kind = key_kind(key, x.ndim, "__setitem__")
+    written = None  # integer-array and mask keys: the write-back takes all of x
     if kind == "mask":
         setitem_mask(x, mask_key(key, x.ndim), value)
     elif kind == "array":
         setitem_arrays(x, key, value)
     else:
-        setitem_basic(x, key, value)
-        if x._writeback is not None:  # its write-back, called next, writes back only this
-            note_write(x, key)
+        written = setitem_basic(x, key, value)
+    if back is not None and not _selects_nothing(written):
+        back.written(x, written)
+
+
+def _selects_nothing(parts: list | None) -> bool:
+    """Whether the parts of a basic key select no element (nothing to write back)."""
+    return parts is not None and any(type(p) is range and not len(p) for p in parts)

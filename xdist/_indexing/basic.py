@@ -9,18 +9,16 @@ that are not already where they are written (``values.fetch_value``).
 NumPy returns a view for every basic key, so a write into the result must reach ``x``. Where
 the result is a view of ``x``'s block that holds by itself; where it had to be a copy (it
 moved: an int or a negative step on the split axis at more than one rank; or a flip, which
-some libraries copy) it is marked to write itself back after each write
-(``_array.writes_back``): ``r[k] = v`` into ``r = x[key]`` writes back the elements ``k``
-alone, into the matching elements of ``x`` (an in-place operator, all of ``r``), and a view
-of such a copy passes its writes on. The strides NumPy would give the result are kept
-(``note_strides``): ``reshape`` asks them whether NumPy would view or copy, so it decides
-alike at every rank count.
+some libraries copy), or views a copy, it holds a ``Selection``: its write-back, which names
+``x`` and the key. ``setitem`` hands it each write: ``r[k] = v`` into ``r = x[key]`` writes
+back the elements ``k`` alone, into the matching elements of ``x`` (an in-place operator, all
+of ``r``), and a view of such a copy passes its writes on. The strides NumPy would give the
+result are noted (``strides.note_strides``): ``reshape`` asks them whether NumPy would view
+or copy, so it decides alike at every rank count.
 """
 
 from __future__ import annotations
 
-import functools
-import weakref
 from typing import Any
 
 import numpy as np
@@ -40,148 +38,54 @@ from .keys import (
     split_counts,
     split_part,
 )
+from .strides import model_strides, note_strides, selected_strides
 from .values import check_value, fetch_value, full_box, wanted, writable_source, write_parts
 
 __all__: list[str] = []
 
 
-# -- the strides NumPy would give (read by reshape) ----------------------------------------------
-# Noted on the array itself (``Array._strides``) for the results of indexing, permutations and
-# reshapes that could differ from what their block shows. A split array with none noted is in
-# C order (as xdist makes new arrays); a replicated one shows NumPy's strides in its block (the
-# block is the whole array, and the copies among noted arrays write back, so the library's hot
-# path never views one).
+# -- writes through a result that is a copy, or a view of one ------------------------------------
+class Selection(_array.WriteBack):
+    """The write-back of ``view = base[key]`` (``parts``: the key normalized against
+    ``base``'s shape): ``copied`` where the view is a copy (it moved between ranks, or the
+    library copied a flip), else it shares ``base``'s blocks and ``base`` writes back itself.
 
+    A write into a copy goes back as ``base[key of the parts written] = those elements``,
+    only what was written: all of the copy would put its stale elements over newer ones
+    written into ``base`` since. A write into a shared view is in ``base``'s blocks already:
+    ``base`` passes the matching parts on."""
 
-@functools.lru_cache(maxsize=256)
-def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The strides, in elements, of a C-contiguous array of ``shape``."""
-    out, step = [], 1
-    for n in reversed(shape):
-        out.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(out))
+    __slots__ = ("parts", "copied")
 
+    def __init__(self, base: _array.Array, parts: list[Part], copied: bool) -> None:
+        super().__init__(base)
+        self.parts = parts
+        self.copied = copied
 
-def noted_strides(x: _array.Array) -> tuple[int, ...] | None:
-    """The strides noted for ``x`` (``None`` where none were)."""
-    return x._strides
+    @property
+    def key(self) -> tuple:
+        """The basic key of the view's selection of ``base``."""
+        return _key_of(self.parts)
 
-
-def model_strides(x: _array.Array) -> tuple[int, ...] | None:
-    """The strides, in elements, that NumPy would give ``x`` (C order unless noted), or
-    ``None`` where ``x``'s block shows them itself (a replicated array, not noted, whose
-    block is not C-contiguous: a view of a view taken on the block)."""
-    strides = x._strides
-    if strides is not None:
-        return strides
-    if x._layout.split is None and not x._backend.is_c_contiguous(x._local):
-        return None
-    return c_strides(x._layout.shape)
-
-
-def note_strides(x: _array.Array, strides: tuple[int, ...] | None) -> None:
-    """Note ``strides`` as NumPy's for ``x`` (``None``: nothing to note). A split array in C
-    order needs no note (that is the default)."""
-    if strides is None:
-        return
-    if x._layout.split is not None and _c_ordered(x._layout.shape, strides):
-        return
-    x._strides = strides
-
-
-def _c_ordered(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """Whether ``strides`` are C order for ``shape`` (axes of length 1 do not count, and an
-    empty array is in every order), as NumPy judges contiguity."""
-    if 0 in shape:
-        return True
-    step = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1 and s != step:
-            return False
-        step *= n
-    return True
-
-
-def selected_strides(strides: tuple[int, ...] | None, parts: list[Part]) -> tuple | None:
-    """NumPy's strides of the selection ``parts`` of an array of ``strides``."""
-    if strides is None:
-        return None
-    out, axis = [], 0
-    for p in parts:
-        if p is None:
-            out.append(0)
-            continue
-        if isinstance(p, range):
-            out.append(strides[axis] * p.step)
-        axis += 1
-    return tuple(out)
-
-
-# -- writes through a result that is a copy ------------------------------------------------------
-# The last basic write into an array that writes itself back, as (a weak reference to the
-# array, the key): setitem notes it, and the array's write-back, called right after, takes it,
-# so that only the elements written go back (a whole write-back would put the copy's stale
-# elements over newer ones written into the base since).
-_LAST_WRITE: list[Any] = [None]
-
-
-def note_write(x: _array.Array, key: Any) -> None:
-    """Note ``x[key] = ...`` (a basic key) for ``x``'s write-back, called next."""
-    _LAST_WRITE[0] = (weakref.ref(x), key)
-
-
-def writes_back(view: _array.Array, base: _array.Array, write: Any) -> _array.Array:
-    """Mark ``view`` so that every write into it is followed by ``write(base, view,
-    written)``: ``written`` is the parts of the basic key just written, or ``None`` for all of
-    ``view`` (an in-place operator, or another kind of key)."""
-
-    def hook(b: _array.Array, v: _array.Array) -> None:
-        last, _LAST_WRITE[0] = _LAST_WRITE[0], None
-        written = None
-        if last is not None and last[0]() is v:
-            written = normalize_key(last[1], v.shape, "__setitem__")
-            if any(type(q) is range and not len(q) for q in written):
-                return  # nothing was written
-        write(b, v, written)
-
-    return _array.writes_back(view, base, hook)
-
-
-def pass_on(base: _array.Array, view: _array.Array, written: Any) -> None:
-    """The write-back of a view of ``base``'s block when ``base`` writes itself back: the
-    write is in ``base``'s block already, so ``base`` passes all of it on."""
-    base._writeback(base)
+    def written(self, view: _array.Array, parts: list[Part] | None) -> None:
+        where = None if parts is None else _compose(self.parts, parts)
+        if not self.copied:
+            self.pass_on(where)
+        elif where is None:
+            self.base[_key_of(self.parts)] = view
+        else:
+            self.base[_key_of(where)] = _select(view, parts)[0]  # type: ignore[arg-type]
 
 
 def writes_through(view: _array.Array, base: _array.Array, parts: list[Part], copied: bool):
-    """``view`` (``base[parts]``), marked so that writes into it reach ``base``: written back
-    (``base[...] = ...``, only what was written) when it is a copy, passed on when ``base``
-    itself writes back."""
+    """``view`` (``base[parts]``), with the write-back that carries writes into it to
+    ``base`` where they need one: written back when it is a (not empty) copy, passed on when
+    it shares the blocks of a ``base`` that writes back itself."""
     if copied and view.size:
-        return writes_back(view, base, lambda b, v, w: _write_selection(b, v, parts, w))
-    if base._writeback is not None:
-        return writes_back(view, base, lambda b, v, w: _pass_on_selection(b, v, parts, w))
+        view._writeback = Selection(base, parts, copied=True)
+    elif base._writeback is not None:
+        view._writeback = Selection(base, parts, copied=False)
     return view
-
-
-def _write_selection(base, view, parts: list[Part], written: list[Part] | None) -> None:
-    """Write back into ``base`` what was just written into ``view``, a copy of
-    ``base[parts]``: the selection ``written`` of it, else all of it."""
-    where = None if written is None else _compose(parts, written)
-    if where is None:
-        base[_key_of(parts)] = view
-        return
-    base[_key_of(where)] = _select(view, written)[0]
-
-
-def _pass_on_selection(base, view, parts: list[Part], written: list[Part] | None) -> None:
-    """Pass on a write into ``view``, a view of ``base[parts]``'s block, to ``base``'s own
-    write-back, as the write of the matching selection of ``base``."""
-    where = None if written is None else _compose(parts, written)
-    if where is not None:
-        note_write(base, _key_of(where))
-    base._writeback(base)
 
 
 def _compose(parts: list[Part], written: list[Part]) -> list[Part] | None:
@@ -201,7 +105,7 @@ def _compose(parts: list[Part], written: list[Part]) -> list[Part] | None:
                 out.append(None)
         elif isinstance(q, int):
             out.append(p[q])
-        else:  # not empty (the write-back returns early on an empty selection)
+        else:  # not empty (``setitem`` writes nothing back for an empty selection)
             step = p.step * q.step
             out.append(range(p[q[0]], p[q[0]] + step * len(q), step))
     return out
@@ -482,15 +386,16 @@ def setitem_direct(x: _array.Array, items: tuple, value: Any) -> bool:
     return True
 
 
-def setitem_basic(x: _array.Array, key: Any, value: Any) -> None:
-    """``x[key] = value`` for a basic key: each rank writes the selected elements it owns."""
+def setitem_basic(x: _array.Array, key: Any, value: Any) -> list[Part]:
+    """``x[key] = value`` for a basic key: each rank writes the selected elements it owns.
+    Returns the key's parts (what was written, for ``x``'s write-back)."""
     parts = normalize_key(key, x.shape, "__setitem__")
     shape = selected_shape(parts)
     check_value(x, value, shape)
     layout, rank, size = x._layout, x._comm.rank, x._comm.size
     if layout.split is None:
         write_parts(x, parts, fetch_value(value, [full_box(value)] * size))
-        return
+        return parts
     at, out_axis = split_part(parts, layout.split)
     offset = layout.offsets[rank]
     if out_axis is None:  # an int: only the owner writes, and it needs all of value
@@ -501,10 +406,11 @@ def setitem_basic(x: _array.Array, key: Any, value: Any) -> None:
             local = list(parts)
             local[at] = parts[at] - offset  # type: ignore[operator]
             write_parts(x, local, piece)
-        return
+        return parts
     ranks = rank_positions(layout, parts[at])  # type: ignore[arg-type]
     want = [wanted(value, shape, out_axis, k0, k1) for k0, k1 in ranks]
     piece = fetch_value(value, want)
     k0, k1 = ranks[rank]
     if k1 > k0:
         write_parts(x, local_parts(parts, at, k0, k1, offset), piece)
+    return parts

@@ -10,31 +10,26 @@ Nothing gathers a whole array (but a 0-d result's one element).
 
 NumPy returns views from all of these (``reshape`` where the array's strides allow it), so a
 write into the result reaches ``x`` at every rank count: a view of ``x``'s blocks shares their
-memory; a result that moved (or a reshape whose block had to be copied) writes itself back
-after each write (``_array.writes_back``). ``reshape`` asks the strides NumPy would give ``x``
-(``_indexing.basic.model_strides``) whether NumPy views or copies, and does the same at every
-rank count: a copy where NumPy copies (no write-back), else a view or a result that writes
-back. Writes into ``x`` after a moved result was made are not seen in it.
+memory; a result that moved (or a reshape whose block had to be copied), or that views such a
+result, holds a write-back (``Reshape``, ``Permutation``; a moved squeeze, the key's
+``Selection``) that names ``x`` and carries each write there. ``reshape`` asks the strides
+NumPy would give ``x`` (``_indexing.strides.model_strides``) whether NumPy views or copies,
+and does the same at every rank count: a copy where NumPy copies (no write-back), else a view
+or a result that writes back. Writes into ``x`` after a moved result was made are not seen in
+it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .._array import Array, wrap_block
-from .._indexing.basic import (
-    c_strides,
-    model_strides,
-    note_strides,
-    noted_strides,
-    pass_on,
-    writes_back,
-    writes_through,
-)
+from .._array import Array, WriteBack, wrap_block
+from .._indexing.basic import writes_through
+from .._indexing.strides import c_strides, model_strides, note_strides, noted_strides
 from .._layout import Layout
 from .._movement.collectives import all_ranks
 from .._movement.redistribute import exchange_boxes, gather_block, redistribute_block
@@ -43,19 +38,63 @@ from .._validation import check_array, check_ints, normalize_axes, normalize_axi
 __all__ = ["expand_dims", "moveaxis", "permute_dims", "reshape", "squeeze"]
 
 
-# -- views ------------------------------------------------------------------------------------
-def _view(out: Array, x: Array, strides: tuple[int, ...] | None) -> Array:
+# -- views and their write-backs ----------------------------------------------------------------
+class Reshape(WriteBack):
+    """The write-back of ``view = reshape(base, shape)``, and of ``expand_dims`` and a
+    ``squeeze`` that keeps the split axis (reshapes that add or drop axes of length 1).
+
+    ``how`` says where the view's data lies: ``"shared"``, in ``base``'s blocks (a write is
+    there already, and ``base``'s own write-back takes all of it); ``"block"``, in a copy of
+    this rank's block whose strides the library could not view (written back into the block,
+    no message, then passed on as well); ``"moved"``, in a copy that moved between ranks
+    (written back by the reverse move, ``base[...] = ...``)."""
+
+    __slots__ = ("shape", "how")
+
+    def __init__(self, base: Array, shape: tuple[int, ...], how: str = "shared") -> None:
+        super().__init__(base)
+        self.shape = shape
+        self.how = how
+
+    def written(self, view: Array, parts: list | None) -> None:
+        base = self.base
+        if self.how == "moved":
+            base[...] = reshape(view, base.shape, copy=True)
+            return
+        if self.how == "block":
+            base._local[...] = base._backend.xp.reshape(view._local, base._local.shape)
+        self.pass_on(None)
+
+
+class Permutation(WriteBack):
+    """The write-back of ``view = permute_dims(base, axes)`` (``moveaxis``, ``.T``, ``.mT``):
+    the view shares ``base``'s blocks, so a write is there already, and ``base``'s own
+    write-back takes all of it."""
+
+    __slots__ = ("axes",)
+
+    def __init__(self, base: Array, axes: tuple[int, ...]) -> None:
+        super().__init__(base)
+        self.axes = axes
+
+    def written(self, view: Array, parts: list | None) -> None:
+        self.pass_on(None)
+
+
+def _view(
+    out: Array,
+    x: Array,
+    strides: tuple[int, ...] | None,
+    back: Callable[[Array, tuple[int, ...]], WriteBack],
+    mapping: tuple[int, ...],
+) -> Array:
     """``out``, a view of ``x``'s blocks with NumPy's ``strides`` (``None``: its block shows
-    them): writes into it are in ``x``'s blocks, and passed on where ``x`` writes back."""
+    them). Writes into it are in ``x``'s blocks; where ``x`` writes back itself, ``out``
+    holds the write-back ``back(x, mapping)`` that passes them on."""
     note_strides(out, strides)
-    return writes_back(out, x, pass_on) if x._writeback is not None else out
-
-
-def _moved(out: Array, x: Array, strides: tuple[int, ...] | None, write: Any) -> Array:
-    """``out``, a copy of ``x``'s data where NumPy gives a view: each write into it is
-    followed by ``write(x, out, written)`` (see ``_indexing.basic.writes_back``)."""
-    note_strides(out, strides)
-    return writes_back(out, x, write) if out.size else out
+    if x._writeback is not None:
+        out._writeback = back(x, mapping)
+    return out
 
 
 # -- permutations, new and squeezed axes --------------------------------------------------------
@@ -68,7 +107,9 @@ def _permuted(x: Array, perm: tuple[int, ...]) -> Array:
     strides = model_strides(x)
     if strides is not None:
         strides = tuple(strides[a] for a in perm)
-    return _view(wrap_block(local, Layout(shape, split, layout.counts), x), x, strides)
+    return _view(
+        wrap_block(local, Layout(shape, split, layout.counts), x), x, strides, Permutation, perm
+    )
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
@@ -107,7 +148,7 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
         local = x._backend.xp.expand_dims(local, axis=a)
     strides = None if steps is None else tuple(steps)
     layout = Layout(tuple(shape), split, x._layout.counts)
-    return _view(wrap_block(local, layout, x), x, strides)
+    return _view(wrap_block(local, layout, x), x, strides, Reshape, layout.shape)
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
@@ -146,7 +187,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     if strides is not None:
         strides = tuple(s for i, s in enumerate(strides) if i not in axes)
     if not moved:
-        return _view(out, x, strides)
+        return _view(out, x, strides, Reshape, shape)
     note_strides(out, strides)
     parts = [0 if i in axes else range(n) for i, n in enumerate(x.shape)]
     return writes_through(out, x, parts, copied=True)
@@ -292,25 +333,13 @@ def _reshape_block(x: Array, out: Layout, copy: bool | None, view: Any) -> Array
         )
     strides = view if isinstance(view, tuple) else None
     if local is not None:
-        return _view(wrap_block(local, out, x), x, strides)
+        return _view(wrap_block(local, out, x), x, strides, Reshape, out.shape)
     result = wrap_block(xp.reshape(x._local, shape, copy=True), out, x)
     if view is None:  # the block's own strides need a copy: so do NumPy's
         return result
     note_strides(result, strides)
-    return writes_back(result, x, _write_block)
-
-
-def _write_block(base: Array, view: Array, written: Any) -> None:
-    """Write back a reshape that had to copy this rank's block (no message), and pass the
-    write on where ``base`` writes itself back."""
-    base._local[...] = base._backend.xp.reshape(view._local, base._local.shape)
-    if base._writeback is not None:
-        base._writeback(base)
-
-
-def _write_reshaped(base: Array, view: Array, written: Any) -> None:
-    """Write back a reshape that moved data: the reverse move (``base[...] = ...``)."""
-    base[...] = reshape(view, base.shape, copy=True)
+    result._writeback = Reshape(x, out.shape, "block")
+    return result
 
 
 def _range_moves(src: Sequence[tuple[int, int]], dst: Sequence[tuple[int, int]]):
@@ -386,7 +415,10 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     out = _reshape_moved(x, new)
     if view is False:
         return out
-    return _moved(out, x, view if isinstance(view, tuple) else None, _write_reshaped)
+    note_strides(out, view if isinstance(view, tuple) else None)
+    if out.size:
+        out._writeback = Reshape(x, new, "moved")
+    return out
 
 
 def _reshape_moved(x: Array, new: tuple[int, ...]) -> Array:
