@@ -16,7 +16,7 @@ contender on the same data (``--rows`` samples x 16 float64 features; the PCA ca
 - ``xdist2torch``: ``mpiexec -n 2`` with ``XDIST_BACKEND=torch``, one Torch thread per rank
   (``XDIST_TORCH_THREADS=1``: under mpiexec Torch's own default would drop to one anyway).
 
-Every contender is its own long-lived process (``benchmarks/workloads.py``'s ``Server``),
+Every contender is its own long-lived process (``benchmarks/harness.py``'s ``Server``),
 started with its threads set in the environment (``OMP_NUM_THREADS``,
 ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``, ...) and without ``OPENBLAS_CORETYPE`` and
 ``OPENBLAS_L2_SIZE``, so OpenBLAS picks its kernel from the CPU for all of them alike; each
@@ -43,7 +43,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -56,8 +55,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import harness  # noqa: E402
 import pipelines_cases as cases  # noqa: E402
-import workloads  # noqa: E402  (its Server, its command loop, its thread environment)
 
 # name -> (label, process kind, xdist backend, ranks, threads per process or rank)
 CONTENDERS = {
@@ -247,26 +246,17 @@ class Contender:
     def time(self, case: cases.Case, rows: int, repeat: int) -> float:
         import warnings
 
-        times = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            for _ in range(repeat):
-                if self.mpi is not None:
-                    self.mpi.Barrier()
-                t0 = time.perf_counter()
-                self.call(case, rows)
-                if self.mpi is not None:
-                    self.mpi.Barrier()
-                times.append(time.perf_counter() - t0)
-        return statistics.median(times)
+            return harness.timed(lambda: self.call(case, rows), repeat, self.mpi)
 
 
 def serve(kind: str) -> None:
     """A contender's process: commands as JSON lines on rank 0's stdin, answers on its
-    stdout (``workloads.PREFIX`` lines)."""
+    stdout (``harness.PREFIX`` lines)."""
     me = Contender(kind)
     while True:
-        msg = workloads._command(me.mpi)
+        msg = harness.command(me.mpi)
         if msg["cmd"] == "quit":
             break
         reply: dict = {}
@@ -286,8 +276,7 @@ def serve(kind: str) -> None:
                 reply = {"time": me.time(cases.BY_NAME[msg["case"]], msg["rows"], msg["repeat"])}
         except Exception:
             reply = {"error": traceback.format_exc(limit=-6)}
-        if me.rank == 0:
-            print(workloads.PREFIX + json.dumps(reply), flush=True)
+        harness.answer(me.mpi, reply)
 
 
 # -- the driver ---------------------------------------------------------------------------------
@@ -297,30 +286,23 @@ def _child_env() -> dict[str, str]:
     """The environment of every contender: without OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, and
     without an enclosing MPI job's variables (a test may run this under mpiexec)."""
     mpi_vars = ("PMI_", "PMIX_", "OMPI_", "HYDRA_", "MPI_LOCAL")
-    env = {k: v for k, v in os.environ.items() if k not in UNSET and not k.startswith(mpi_vars)}
-    env.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # Torch on huge pages, as workloads.py
-    return env | {"SCIPY_ARRAY_API": "1", "PYTHONHASHSEED": "0"}
+    return harness.child_env(lambda k: k in UNSET or k.startswith(mpi_vars))
 
 
 def start(names: list[str], timeout: float) -> dict:
     me = [sys.executable, "-m", "mpi4py", str(Path(__file__).resolve()), "--serve"]
     plain = [sys.executable, str(Path(__file__).resolve()), "--serve"]
-    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
-    mpiexec = shutil.which("mpiexec", path=path)
     servers = {}
     for name in names:
         label, kind, backend, ranks, threads = CONTENDERS[name]
-        env = _child_env() | workloads._thread_env(threads)
+        env = _child_env() | harness.thread_env(threads)
         if kind != "xdist":
-            servers[name] = workloads.Server(name, plain + [kind], env, timeout)
+            servers[name] = harness.Server(name, plain + [kind], env, timeout)
             continue
-        if mpiexec is None:
-            sys.exit("benchmarks/pipelines.py: mpiexec not found; pip install -e '.[mpi,bench]'")
         env |= {"XDIST_BACKEND": backend, "XDIST_TORCH_THREADS": str(threads)}
-        if ranks > (os.cpu_count() or 1):
-            env |= workloads.OVERSUBSCRIBE_ENV
-        cmd = [mpiexec, "-n", str(ranks), *me, "xdist"]
-        servers[name] = workloads.Server(name, cmd, env, timeout)
+        env |= harness.mpi_env(ranks)
+        cmd = [harness.mpiexec("pipelines.py"), "-n", str(ranks), *me, "xdist"]
+        servers[name] = harness.Server(name, cmd, env, timeout)
     return servers
 
 
@@ -372,11 +354,6 @@ def run(args) -> dict:
             s.close()
         shutil.rmtree(refdir, ignore_errors=True)
     return out
-
-
-def _med(ts) -> float:
-    vals = [t for t in ts or [] if t == t]
-    return statistics.median(vals) if vals else float("nan")
 
 
 def _fmt(v: float) -> str:
@@ -439,9 +416,9 @@ def table(out: dict, args) -> dict:
             elif checks[c]["error"]:
                 cells.append("error")
             else:
-                cells.append(_fmt(_med(times.get(c))))
-        base = _med(times.get("numpy"))
-        ratios[case] = {c: base / _med(times.get(c)) for c in cols[1:] if times.get(c)}
+                cells.append(_fmt(harness.median(times.get(c))))
+        base = harness.median(times.get("numpy"))
+        ratios[case] = {c: base / harness.median(times.get(c)) for c in cols[1:] if times.get(c)}
         ratio = ratios[case].get("xdist2", float("nan"))
         counted = checks.get(COUNTED) or {}
         if counted and not counted.get("error"):
@@ -535,30 +512,25 @@ def main() -> int:
             f"unknown pipeline or contender {bad}; pipelines {list(cases.BY_NAME)}, "
             f"contenders {list(CONTENDERS)}"
         )
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    load0 = os.getloadavg()[0]
+    record = harness.RunRecord("pipelines.py")
     print(
-        f"benchmarks/pipelines.py {' '.join(sys.argv[1:])}: {started}, {os.cpu_count()} CPUs, "
-        f"load {load0:.1f}; {args.rows} x {cases.FEATURES} float64, PCA "
-        f"{cases.data_rows('pca', args.rows)} x {cases.PCA_FEATURES} float32"
+        record.opening(
+            f"{args.rows} x {cases.FEATURES} float64, PCA "
+            f"{cases.data_rows('pca', args.rows)} x {cases.PCA_FEATURES} float32"
+        )
     )
-    print(f"versions: {workloads._versions()}", flush=True)
-    t0 = time.monotonic()
+    print(f"versions: {harness.versions()}", flush=True)
+    record.start()
     out = run(args)
     ratios = table(out, args)
-    load1 = os.getloadavg()[0]
-    took = time.monotonic() - t0
-    caption = (
-        f"python benchmarks/pipelines.py {' '.join(sys.argv[1:])} ({started}, {os.cpu_count()} "
-        f"CPUs, load average {load0:.1f} at the start, {load1:.1f} at the end; "
-        f"{workloads._versions()})"
-    )
+    record.stop()
+    caption = record.caption()
     if args.plot:
         plot(ratios, args.plot, caption)
         print(f"wrote {args.plot}")
     if args.json:
         Path(args.json).write_text(json.dumps(out | {"command": caption}, indent=1))
-    print(f"\n{took:.0f} s; load average {load0:.1f} at the start, {load1:.1f} at the end")
+    print(record.closing())
     for name, why in out["failed"].items():
         print(f"- FAILED {name}: {_last_line(why)}")
     failing = any(verdict(c)[1] for c in out["checks"].values()) or out["failed"]

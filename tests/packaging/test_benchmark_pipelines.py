@@ -18,20 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from benchmark_modules import load
 from helpers import SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # its dataclass looks itself up there
-    spec.loader.exec_module(module)
-    return module
-
-
-cases = _load("pipelines_cases")
+cases = load("pipelines_cases")
 
 
 def test_rows_made_anywhere_are_the_same():
