@@ -12,7 +12,7 @@ contenders:
   tensor operations (no host round trip per coordinate), ``torch.mean``/``torch.std``,
   ``torch.cdist``;
 - ``xdist-torch``: ``xdist.ml.KMeans``, ``xdist.ml.Lasso`` (precompute True / False /
-  "auto"), ``xdist.mean``/``std``, the distance expression (``workloads.cdist_expression``),
+  "auto"), ``xdist.mean``/``std``, the distance expression (``workloads_cases.cdist_expression``),
   on the Torch backend with ``XDIST_DEVICE=cuda``;
 - ``xdist-cupy``: the same code on the CuPy backend.
 
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import workloads as W  # noqa: E402  (the data, references and tolerances of the CPU run)
+import workloads_cases as W  # noqa: E402  (the data, references and tolerances of the CPU run)
 
 CONTENDERS = ("torch", "xdist-torch", "xdist-cupy")
 OPS = {
@@ -144,7 +144,7 @@ def xdist_ops(workload: str, d: dict) -> dict:
 def check(workload: str, op: str, ref: dict, d: dict, got) -> float:
     """The result's error, to compare with the workload's tolerance (k-means: the relative
     difference of the inertia from NumPy's)."""
-    host = W._host(got)
+    host = W.host(got)
     if workload == "cdist":
         return W.cdist_error(host, d["X"], slice(None), slice(None))
     return W.error(workload, ref[op], host)

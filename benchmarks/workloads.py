@@ -47,651 +47,52 @@ times taken moments apart) per round and its median; the rank scaling (1 rank / 
 and the Torch backend against the NumPy backend. ``--plots DIR`` writes
 ``workloads_ratios.png`` and ``workloads_scaling.png`` (matplotlib, Agg) with a ``.txt``
 caption beside each stating the command, scale, date and load.
+
+The script is the driver (this file: the processes it starts, the checks and the rounds);
+``workloads_cases.py`` holds the workloads' data, NumPy references and checks,
+``workloads_contenders.py`` the peers' and xdist's operations and a contender's command
+loop, ``workloads_report.py`` the tables and plots, and ``harness.py`` what it shares with
+``pipelines.py`` (the contender processes, their environments, the record of the run).
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
-import queue
-import shutil
-import statistics
-import subprocess
 import sys
-import threading
 import time
-import traceback
 from pathlib import Path
 
-import numpy as np
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
 
-SEED = 0
-CHUNK = 4096  # rows generated from one seed
-PREFIX = "@@ "  # marks the servers' protocol lines on stdout
-WORKLOADS = ("kmeans", "lasso", "moments", "cdist")
-PEER_GROUPS = ("numpy", "sklearn", "torch", "jax")
-PEER_THREADS = {"numpy": 1, "sklearn": 2, "torch": 2, "jax": 2}
-PEER_NAMES = {
-    "numpy": "NumPy 1 thread",
-    "sklearn": "scikit-learn 2 threads",
-    "torch": "Torch 2 threads",
-    "jax": "JAX jit 2 cores",
-}
+import harness  # noqa: E402
+from workloads_cases import CASES, TOLERANCE, WORKLOADS, error, reference, sizes  # noqa: E402
+from workloads_contenders import PEER_GROUPS, PEER_THREADS, serve  # noqa: E402
+from workloads_report import label, plots, report_epochs, tables  # noqa: E402
+
 XDIST_DEFAULT = "numpy:1,numpy:2,numpy:3,torch:1,torch:2"
-# MPICH settings for more ranks than cores (as tests/run.py): yield while polling.
-OVERSUBSCRIBE_ENV = {
-    "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
-    "MPIR_CVAR_POLLS_BEFORE_YIELD": "100",
-    "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1",
-}
-KMEANS_K, KMEANS_ITERS, LASSO_ALPHA, LASSO_EPOCHS = 8, 30, 0.1, 20
-
-# Each case is one row of the tables: (workload, name, its peers as (group, op), xdist's op).
-CASES = [
-    (
-        "kmeans",
-        "k-means",
-        [("sklearn", "kmeans"), ("jax", "kmeans"), ("numpy", "kmeans")],
-        "kmeans",
-    ),
-    (
-        "lasso",
-        "Lasso precompute=True",
-        [("sklearn", "lasso_gram"), ("numpy", "lasso_gram")],
-        "lasso_gram",
-    ),
-    ("lasso", "Lasso precompute=False", [("sklearn", "lasso_residual")], "lasso_residual"),
-    (
-        "lasso",
-        "Lasso precompute='auto'",
-        [("sklearn", "lasso_gram"), ("sklearn", "lasso_residual"), ("numpy", "lasso_gram")],
-        "lasso_auto",
-    ),
-    *[
-        ("moments", name, [("numpy", op), ("torch", op), ("jax", op)], op)
-        for name, op in [
-            ("mean all", "mean"),
-            ("std all", "std"),
-            ("mean axis 0", "mean0"),
-            ("std axis 0", "std0"),
-        ]
-    ],
-    (
-        "cdist",
-        "cdist expression",
-        [("numpy", "cdist"), ("torch", "cdist"), ("jax", "cdist")],
-        "cdist",
-    ),
-    (
-        "cdist",
-        "cdist pairwise_distances",
-        [("numpy", "cdist"), ("torch", "cdist"), ("jax", "cdist")],
-        "cdist_sklearn",
-    ),
-]
-PEER_LABEL = {
-    ("sklearn", "kmeans"): "scikit-learn KMeans",
-    ("jax", "kmeans"): "JAX jit Lloyd",
-    ("numpy", "kmeans"): "NumPy Lloyd by hand",
-    ("sklearn", "lasso_gram"): "scikit-learn precompute=True",
-    ("sklearn", "lasso_residual"): "scikit-learn precompute=False",
-    ("numpy", "lasso_gram"): "NumPy Gram descent by hand",
-    ("numpy", "cdist"): "NumPy expansion",
-    ("torch", "cdist"): "torch.cdist",
-    ("jax", "cdist"): "JAX jit expansion",
-}
-
-
-# -- data: the same numbers in every process, each rank making its own rows ----------------
-
-
-def sizes(scale: float) -> dict[str, tuple[int, int]]:
-    def rows(n: int) -> int:
-        return max(32, int(n * scale))
-
-    return {
-        "kmeans": (rows(200000), 64),
-        "lasso": (rows(100000), 100),
-        "moments": (rows(8192), 8192),
-        "cdist": (rows(20000), 18),
-    }
-
-
-def _chunked(key: int, shape: tuple[int, int], dtype, start: int, stop: int) -> np.ndarray:
-    """Rows [start, stop) of a standard normal matrix made by chunks of CHUNK rows, chunk c
-    from the seed (SEED, key, c): any process makes any rows alone, always the same."""
-    out = np.empty((stop - start, shape[1]), dtype)
-    for c in range(start // CHUNK, -(-stop // CHUNK)):
-        lo, hi = c * CHUNK, min((c + 1) * CHUNK, shape[0])
-        block = np.random.default_rng([SEED, key, c]).standard_normal((hi - lo, shape[1]))
-        a, b = max(lo, start), min(hi, stop)
-        out[a - start : b - start] = block[a - lo : b - lo]
-    return out
-
-
-def make_data(workload: str, scale: float, start: int | None = None, stop: int | None = None):
-    """The workload's arrays, rows [start, stop) of the sample-indexed ones (all by default),
-    and the small replicated ones whole."""
-    shape = sizes(scale)[workload]
-    start, stop = (0, shape[0]) if start is None else (start, stop)
-    key = WORKLOADS.index(workload) + 1
-    if workload == "kmeans":
-        X = _chunked(key, shape, np.float32, start, stop)
-        picks = np.random.default_rng([SEED, 100]).choice(shape[0], KMEANS_K, replace=False)
-        centers = np.concatenate([_chunked(key, shape, np.float32, i, i + 1) for i in picks])
-        return {"X": X, "centers": centers}
-    if workload == "lasso":
-        X = _chunked(key, shape, np.float64, start, stop)
-        w = np.zeros(shape[1])
-        w[:10] = np.random.default_rng([SEED, 101]).uniform(-5, 5, 10)
-        noise = _chunked(key + 10, (shape[0], 1), np.float64, start, stop)[:, 0]
-        # row by row, not by BLAS (whose rounding depends on how many rows it is given)
-        return {"X": X, "y": (X[:, :10] * w[:10]).sum(axis=1) + noise}
-    dtype = np.float64 if workload == "moments" else np.float32
-    return {"X": _chunked(key, shape, dtype, start, stop)}
-
-
-# -- NumPy: the peer by hand and the reference the driver checks everyone against ----------
-
-
-def lloyd_numpy(X, centers, iters=KMEANS_ITERS):
-    """Lloyd's iterations as scikit-learn's (stop when no label changes), in NumPy."""
-    c, k, labels = centers.copy(), len(centers), None
-    ids = np.arange(k)[:, None]
-    for _ in range(iters):
-        new = ((c * c).sum(axis=1) - 2 * (X @ c.T)).argmin(axis=1)
-        if labels is not None and np.array_equal(new, labels):
-            break
-        labels = new
-        onehot = (ids == labels).astype(X.dtype)
-        counts = onehot.sum(axis=1)
-        full = counts > 0
-        c[full] = (onehot @ X)[full] / counts[full, None]
-    return c
-
-
-def lasso_numpy(X, y, alpha=LASSO_ALPHA, epochs=LASSO_EPOCHS):
-    """Cyclic coordinate descent on the Gram problem of the centered data (scikit-learn's
-    objective ``(1 / 2n) |y - X w - b|^2 + alpha |w|_1``): coef and intercept."""
-    n, p = X.shape
-    xm, ym = X.mean(axis=0), y.mean()
-    Xc = X - xm
-    Q, q = Xc.T @ Xc, Xc.T @ (y - ym)
-    w, l1 = np.zeros(p), alpha * n
-    for _ in range(epochs):
-        for j in range(p):
-            if Q[j, j] == 0:
-                continue
-            tmp = q[j] - Q[j] @ w + Q[j, j] * w[j]
-            w[j] = np.sign(tmp) * max(abs(tmp) - l1, 0.0) / Q[j, j]
-    return np.concatenate([w, [ym - xm @ w]])
-
-
-def cdist_numpy(X):
-    G = X @ X.T
-    sq = np.einsum("ij,ij->i", X, X)
-    G *= -2
-    G += sq[:, None]
-    G += sq[None, :]
-    np.maximum(G, 0, out=G)
-    return np.sqrt(G, out=G)
-
-
-def cdist_expression(xp, X):
-    """xdist's row (and the GPU script's), written as NumPy's row is: the standard's in-place
-    operators where it has them, then ``maximum`` and ``sqrt`` (the standard has no ``out=``)."""
-    G = X @ X.T
-    sq = xp.vecdot(X, X)
-    G *= -2
-    G += sq[:, None]
-    G += sq[None, :]
-    return xp.sqrt(xp.maximum(G, 0))
-
-
-def cdist_error(D, X, rows: slice, cols: slice) -> float:
-    """max |D^2 - exact^2| / (max|x|^2 + max|y|^2) of the box (rows, cols) of X's distance
-    matrix held in D, the exact squares from float64, by chunks of rows."""
-    Xd = X.astype(np.float64)
-    sq = np.einsum("ij,ij->i", Xd, Xd)
-    A, B = Xd[rows], Xd[cols]
-    sa, sb = sq[rows], sq[cols]
-    scale = float(sa.max(initial=0) + sb.max(initial=0)) or 1.0
-    err = 0.0
-    for i in range(0, len(A), 1024):
-        ref = np.maximum(sa[i : i + 1024, None] + sb[None, :] - 2 * A[i : i + 1024] @ B.T, 0)
-        got = np.asarray(D[i : i + 1024], dtype=np.float64)
-        err = max(err, float(np.abs(got * got - ref).max(initial=0)))
-    return err / scale
-
-
-def reference(workload: str, scale: float) -> dict:
-    """NumPy's results on the whole data (the driver's), op -> array; cdist is checked by
-    each contender on its own block (``cdist_error``), its reference is None."""
-    d = make_data(workload, scale)
-    if workload == "kmeans":
-        return {"kmeans": (d["X"], inertia(d["X"], lloyd_numpy(d["X"], d["centers"])))}
-    if workload == "lasso":
-        ref = lasso_numpy(d["X"], d["y"])
-        return {"lasso_gram": ref, "lasso_residual": ref, "lasso_auto": ref}
-    if workload == "moments":
-        X = d["X"]
-        return {"mean": X.mean(), "std": X.std(), "mean0": X.mean(axis=0), "std0": X.std(axis=0)}
-    return {"cdist": None, "cdist_sklearn": None}
-
-
-# Tolerances of the check: max |got - ref| / max(1, max|ref|) (cdist: cdist_error; k-means:
-# the relative difference of the inertia). k-means runs in float32 on data without clusters:
-# a sample on a boundary within rounding takes the other cluster and steers later iterations,
-# so after 30 iterations centres differ by ~1e-2 between libraries (summation order alone),
-# while their inertias agree to ~3e-6; one iteration fewer (29) changes it by 1.6e-5.
-TOLERANCE = {"kmeans": 8e-6, "lasso": 1e-7, "moments": 1e-9, "cdist": 1e-5}
-
-
-def inertia(X: np.ndarray, centers) -> float:
-    """The sum of squared distances of X's rows to their nearest center, in float64."""
-    c = np.asarray(centers, np.float64)
-    total = 0.0
-    for i in range(0, len(X), 65536):
-        d = (X[i : i + 65536, None, :].astype(np.float64) - c[None]) ** 2
-        total += float(d.sum(axis=2).min(axis=1).sum())
-    return total
-
-
-def error(workload: str, ref, got) -> float:
-    """The error of a contender's result, to compare with TOLERANCE[workload]."""
-    if workload == "cdist":
-        return float(got)
-    if workload == "kmeans":
-        X, best = ref
-        return abs(inertia(X, got) - best) / best
-    ref = np.asarray(ref, dtype=np.float64)
-    got = np.asarray(got, dtype=np.float64)
-    if got.shape != ref.shape:
-        return float("inf")
-    return float(np.abs(got - ref).max(initial=0) / max(1.0, np.abs(ref).max(initial=0)))
-
-
-# -- the contenders, inside their servers ----------------------------------------------------
-
-
-def _with_epochs(coef) -> np.ndarray:
-    """The NumPy Gram descent's coefficients and intercept, then its epochs (all of them)."""
-    return np.append(coef, LASSO_EPOCHS)
-
-
-def _host(v) -> np.ndarray:
-    """A result as a NumPy array on this host (small results only)."""
-    if type(v).__module__.startswith("xdist"):
-        import xdist
-
-        return xdist.to_numpy(v)
-    if type(v).__module__.startswith("torch"):
-        return v.detach().cpu().numpy()
-    return np.asarray(v)
-
-
-def peer_ops(group: str, workload: str, scale: float) -> dict:
-    """op -> (function, result as NumPy) of one peer library for one workload."""
-    d = make_data(workload, scale)
-    X = d["X"]
-    ops = {}
-    if group == "numpy":
-        if workload == "kmeans":
-            ops["kmeans"] = (lambda: lloyd_numpy(X, d["centers"]), _host)
-        elif workload == "lasso":
-            ops["lasso_gram"] = (lambda: lasso_numpy(X, d["y"]), _with_epochs)
-        elif workload == "moments":
-            ops |= {
-                "mean": (lambda: X.mean(), _host),
-                "std": (lambda: X.std(), _host),
-                "mean0": (lambda: X.mean(axis=0), _host),
-                "std0": (lambda: X.std(axis=0), _host),
-            }
-        else:
-            ops["cdist"] = (lambda: cdist_numpy(X), lambda D: cdist_error(D, X, ..., ...))
-    elif group == "sklearn":
-        if workload == "kmeans":
-            from sklearn.cluster import KMeans
-
-            km = {"init": d["centers"], "n_init": 1, "max_iter": KMEANS_ITERS, "tol": 0.0}
-
-            def kmeans():
-                return KMeans(KMEANS_K, algorithm="lloyd", **km).fit(X).cluster_centers_
-
-            ops["kmeans"] = (kmeans, _host)
-        elif workload == "lasso":
-            from sklearn.linear_model import Lasso
-
-            def lasso(pre):
-                m = Lasso(alpha=LASSO_ALPHA, max_iter=LASSO_EPOCHS, tol=0.0, precompute=pre)
-                m.fit(X, d["y"])
-                return np.concatenate([m.coef_, [m.intercept_, m.n_iter_]])
-
-            ops["lasso_gram"] = (lambda: lasso(True), _host)
-            ops["lasso_residual"] = (lambda: lasso(False), _host)
-    elif group == "torch":
-        import torch
-
-        T = torch.from_numpy(X)
-        if workload == "moments":
-            ops |= {
-                "mean": (lambda: torch.mean(T), _host),
-                "std": (lambda: torch.std(T, correction=0), _host),
-                "mean0": (lambda: torch.mean(T, dim=0), _host),
-                "std0": (lambda: torch.std(T, dim=0, correction=0), _host),
-            }
-        elif workload == "cdist":
-            ops["cdist"] = (
-                lambda: torch.cdist(T, T),
-                lambda D: cdist_error(D.numpy(), X, ..., ...),
-            )
-    elif group == "jax":
-        import jax
-        import jax.numpy as jnp
-
-        J = jax.device_put(X)
-        if workload == "kmeans":
-            step = jax.jit(_jax_lloyd, static_argnums=2)
-            C = jax.device_put(d["centers"])
-            ops["kmeans"] = (lambda: step(J, C, KMEANS_ITERS).block_until_ready(), _host)
-        elif workload == "moments":
-            fns = {
-                "mean": jax.jit(lambda a: jnp.mean(a)),
-                "std": jax.jit(lambda a: jnp.std(a)),
-                "mean0": jax.jit(lambda a: jnp.mean(a, axis=0)),
-                "std0": jax.jit(lambda a: jnp.std(a, axis=0)),
-            }
-            ops |= {k: (lambda f=f: f(J).block_until_ready(), _host) for k, f in fns.items()}
-        elif workload == "cdist":
-            f = jax.jit(_jax_cdist)
-            ops["cdist"] = (
-                lambda: f(J).block_until_ready(),
-                lambda D: cdist_error(np.asarray(D), X, ..., ...),
-            )
-    return ops
-
-
-def _jax_lloyd(X, c, iters):
-    import jax
-    import jax.numpy as jnp
-
-    def body(_, c):
-        labels = jnp.argmin(jnp.sum(c * c, axis=1) - 2 * (X @ c.T), axis=1)
-        onehot = jax.nn.one_hot(labels, c.shape[0], dtype=X.dtype)
-        counts = onehot.sum(axis=0)
-        sums = onehot.T @ X
-        return jnp.where(counts[:, None] > 0, sums / jnp.maximum(counts, 1)[:, None], c)
-
-    return jax.lax.fori_loop(0, iters, body, c)
-
-
-def _jax_cdist(X):
-    import jax.numpy as jnp
-
-    sq = jnp.sum(X * X, axis=1)
-    return jnp.sqrt(jnp.maximum(sq[:, None] + sq[None, :] - 2 * (X @ X.T), 0))
-
-
-def xdist_ops(workload: str, scale: float) -> dict:
-    """op -> (function, result as NumPy) of xdist for one workload, this rank's rows."""
-    import xdist
-
-    comm = xdist.default_comm()
-    shape = sizes(scale)[workload]
-    rows = xdist.Layout.balanced(shape, 0, comm.size).local_slice(comm.rank)[0]
-    d = make_data(workload, scale, rows.start, rows.stop)
-    X = xdist.from_local(d["X"], split=0)
-    ops = {}
-    if workload == "kmeans":
-        from xdist.ml import KMeans
-
-        km = {"init": d["centers"], "n_init": 1, "max_iter": KMEANS_ITERS, "tol": 0.0}
-        ops["kmeans"] = (lambda: KMeans(KMEANS_K, **km).fit(X).cluster_centers_, _host)
-    elif workload == "lasso":
-        from xdist.ml import Lasso
-
-        y = xdist.from_local(d["y"], split=0)
-
-        def lasso(pre):
-            m = Lasso(alpha=LASSO_ALPHA, max_iter=LASSO_EPOCHS, tol=0.0, precompute=pre)
-            return m.fit(X, y)
-
-        def coef(m):  # and the epochs run, last
-            values = [_host(m.coef_).ravel(), _host(m.intercept_).ravel(), [m.n_iter_]]
-            return np.concatenate(values)
-
-        ops["lasso_gram"] = (lambda: lasso(True), coef)
-        ops["lasso_residual"] = (lambda: lasso(False), coef)
-        ops["lasso_auto"] = (lambda: lasso("auto"), coef)
-    elif workload == "moments":
-        ops |= {
-            "mean": (lambda: xdist.mean(X), _host),
-            "std": (lambda: xdist.std(X), _host),
-            "mean0": (lambda: xdist.mean(X, axis=0), _host),
-            "std0": (lambda: xdist.std(X, axis=0), _host),
-        }
-    else:
-        import sklearn
-        from sklearn.metrics import pairwise_distances
-
-        def expression():
-            return cdist_expression(xdist, X)
-
-        def through_sklearn():
-            with sklearn.config_context(array_api_dispatch=True):
-                return pairwise_distances(X)
-
-        Xall = make_data(workload, scale)["X"]  # for the check: 20000 x 18 is small
-
-        def error(D):
-            box = D.layout.local_slice(comm.rank)
-            local = D.local
-            local = local.numpy() if hasattr(local, "numpy") else np.asarray(local)
-            return cdist_error(local, Xall, box[0], box[1])
-
-        ops["cdist"] = (expression, error)
-        ops["cdist_sklearn"] = (through_sklearn, error)
-    return ops
-
-
-def serve(kind: str) -> None:
-    """A contender's process: commands as JSON lines on stdin (rank 0's, under mpiexec),
-    answers as PREFIX + JSON lines on stdout (rank 0's)."""
-    mpi = None
-    if kind != "xdist" and hasattr(os, "sched_setaffinity"):
-        # a multi-threaded peer gets as many CPUs as its threads, pinned before its library
-        # is imported (JAX's thread pool follows the CPUs the process may use); a one-thread
-        # peer, as xdist's ranks, is left to the scheduler
-        cpus = sorted(os.sched_getaffinity(0))
-        if 1 < PEER_THREADS[kind] < len(cpus):
-            os.sched_setaffinity(0, cpus[: PEER_THREADS[kind]])
-    if kind == "xdist":
-        from mpi4py import MPI
-
-        mpi = MPI.COMM_WORLD
-        import xdist  # noqa: F401  (imported before anything is timed)
-    elif kind == "torch":
-        import torch
-
-        torch.set_num_threads(PEER_THREADS["torch"])
-    elif kind == "jax":
-        import jax
-
-        jax.config.update("jax_enable_x64", True)
-    import warnings
-
-    warnings.simplefilter("ignore")
-    rank = 0 if mpi is None else mpi.rank
-    ops, results = {}, {}
-    while True:
-        msg = _command(mpi)
-        reply: dict = {}
-        try:
-            if msg["cmd"] == "quit":
-                break
-            if msg["cmd"] == "setup":
-                ops, results = {}, {}
-                gc.collect()
-                if kind == "xdist":
-                    ops = xdist_ops(msg["workload"], msg["scale"])
-                else:
-                    ops = peer_ops(kind, msg["workload"], msg["scale"])
-                for op, (fn, summary) in list(ops.items()):
-                    try:
-                        got = summary(fn())  # the first call: compiles, warms, is checked
-                        if msg["workload"] == "cdist" and mpi is not None:
-                            got = mpi.allreduce(got, op=MPI.MAX)
-                        results[op] = np.asarray(got).tolist()
-                    except Exception:  # this op only; xdist raises alike on every rank
-                        results[op] = {"error": traceback.format_exc(limit=4)}
-                        del ops[op]
-                reply = {"results": results, "threads": _threads(kind)}
-            elif msg["cmd"] == "time":
-                fn = ops[msg["op"]][0]
-                times = []
-                for _ in range(msg["repeat"]):
-                    if mpi is not None:
-                        mpi.Barrier()
-                    t0 = time.perf_counter()
-                    fn()
-                    if mpi is not None:
-                        mpi.Barrier()
-                    times.append(time.perf_counter() - t0)
-                reply = {"time": statistics.median(times)}
-            elif msg["cmd"] == "free":
-                ops, results = {}, {}
-                gc.collect()
-        except Exception:  # reported to the driver, which marks the contender failed
-            reply = {"error": traceback.format_exc(limit=4)}
-        if rank == 0:
-            print(PREFIX + json.dumps(reply), flush=True)
-
-
-def _threads(kind: str) -> str:
-    """The thread settings in effect, as this process sees them."""
-    out = f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}"
-    if kind == "torch" or (kind == "xdist" and os.environ.get("XDIST_BACKEND") == "torch"):
-        import torch
-
-        out += f", torch.get_num_threads()={torch.get_num_threads()}"
-    if hasattr(os, "sched_getaffinity"):
-        out += f", CPUs {len(os.sched_getaffinity(0))}"
-    return out
-
-
-def _command(mpi) -> dict:
-    """The next command: rank 0 reads stdin and sends it on; the other ranks poll for it
-    with short sleeps (a blocking receive would spin on the CPU another process is timed on)."""
-    if mpi is None or mpi.rank == 0:
-        line = sys.stdin.readline()
-        msg = json.loads(line) if line.strip() else {"cmd": "quit"}
-        if mpi is not None:
-            for r in range(1, mpi.size):
-                mpi.send(msg, dest=r, tag=7)
-        return msg
-    req = mpi.irecv(source=0, tag=7)
-    while True:
-        done, msg = req.test()
-        if done:
-            return msg
-        time.sleep(0.002)
-
-
-# -- the driver ------------------------------------------------------------------------------
-
-
-def _thread_env(n: int) -> dict[str, str]:
-    names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
-    return dict.fromkeys(names, str(n)) | {"VECLIB_MAXIMUM_THREADS": str(n)}
-
-
-class Server:
-    """One contender process (a peer library, or an mpiexec job of xdist)."""
-
-    def __init__(self, name: str, cmd: list[str], env: dict[str, str], timeout: float):
-        self.name, self.timeout, self.dead = name, timeout, None
-        self.err = open(_tmp(name), "w+")  # noqa: SIM115  (the process's stderr, kept)
-        self.proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.err,
-            env=env,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines: queue.Queue = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        for line in self.proc.stdout:
-            if line.startswith(PREFIX):
-                self.lines.put(json.loads(line[len(PREFIX) :]))
-        self.lines.put({"error": "the process ended"})
-
-    def ask(self, **msg) -> dict:
-        if self.dead:
-            return {"error": self.dead}
-        self.proc.stdin.write(json.dumps(msg) + "\n")
-        self.proc.stdin.flush()
-        try:
-            reply = self.lines.get(timeout=self.timeout)
-        except queue.Empty:
-            reply = {"error": f"no answer in {self.timeout:.0f} s"}
-        if "error" in reply and "Traceback" not in reply["error"]:
-            self.err.seek(0)
-            self.dead = reply["error"] + "\n" + self.err.read()[-3000:]
-            self.close()
-            return {"error": self.dead}
-        return reply
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.write(json.dumps({"cmd": "quit"}) + "\n")
-                self.proc.stdin.flush()
-                self.proc.wait(timeout=30)
-            except Exception:
-                os.killpg(self.proc.pid, 9)
-                self.proc.wait()
-        if not self.err.closed:
-            self.err.close()
-            os.unlink(self.err.name)  # what a failure needed from it is in self.dead
-
-
-def _tmp(name: str) -> str:
-    import tempfile
-
-    fd, path = tempfile.mkstemp(prefix=f"xdist-bench-{name.replace(' ', '_')}-", suffix=".err")
-    os.close(fd)
-    return path
 
 
 def start_servers(args, peers: list[str], configs: list[tuple[str, int]]) -> dict:
     me = [sys.executable, os.path.abspath(__file__), "--serve"]
-    base = dict(os.environ, SCIPY_ARRAY_API="1", PYTHONHASHSEED="0")
-    # Torch's large CPU tensors on huge pages, as NumPy's arrays are and as xdist's Torch
-    # backend asks (backends/torch.py), for the Torch peer too: the same allocator for both.
-    base.setdefault("THP_MEM_ALLOC_ENABLE", "1")
+    base = harness.child_env()
     servers = {}
     for group in peers:
-        env = base | _thread_env(PEER_THREADS[group])
+        env = base | harness.thread_env(PEER_THREADS[group])
         if group == "jax":
             env |= {"XLA_FLAGS": "--xla_cpu_multi_thread_eigen=true", "JAX_PLATFORMS": "cpu"}
         cmd = me + [group]
-        servers[group] = Server(group, cmd, env, args.timeout)
-    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
-    mpiexec = shutil.which("mpiexec", path=path)  # the venv's first, as tests/run.py
-    if configs and mpiexec is None:
-        sys.exit("benchmarks/workloads.py: mpiexec not found; pip install -e '.[mpi,bench]'")
+        servers[group] = harness.Server(group, cmd, env, args.timeout)
+    mpiexec = harness.mpiexec("workloads.py") if configs else None
     for backend, ranks in configs:
-        env = base | _thread_env(1) | {"XDIST_BACKEND": backend, "XDIST_TORCH_THREADS": "1"}
-        if ranks > (os.cpu_count() or 1):
-            env |= OVERSUBSCRIBE_ENV
+        env = base | harness.thread_env(1) | {"XDIST_BACKEND": backend, "XDIST_TORCH_THREADS": "1"}
+        env |= harness.mpi_env(ranks)
         cmd = [mpiexec, "-n", str(ranks), *me, "xdist"]
-        servers[(backend, ranks)] = Server(f"xdist-{backend}-{ranks}", cmd, env, args.timeout)
+        name = f"xdist-{backend}-{ranks}"
+        servers[(backend, ranks)] = harness.Server(name, cmd, env, args.timeout)
     return servers
 
 
@@ -700,60 +101,17 @@ def run(args) -> dict:
     "failed": {contender: why}, "threads": {process: its thread settings}}."""
     workloads = [w for w in WORKLOADS if w in args.only]
     peers = [g for g in PEER_GROUPS if g in args.peers]
-    configs = [(b, int(r)) for b, r in (c.split(":") for c in args.xdist.split(",") if c)]
     cases = [c for c in CASES if c[0] in workloads]
     # peers that none of the selected workloads uses are not started
     peers = [g for g in peers if any(g == p[0] for c in cases for p in c[2])]
-    servers = start_servers(args, peers, configs)
+    servers = start_servers(args, peers, args.configs)
     out = {"times": {}, "failed": {}, "threads": {}}
     try:
         for w in workloads:
             t0 = time.monotonic()
-            ref = reference(w, args.scale)
-            ok = {}  # (server key, op) -> True
-            epochs: dict[str, int] = {}  # Lasso: contender -> epochs run
-            worst = (0.0, "")
-            for key, server in servers.items():
-                reply = server.ask(cmd="setup", workload=w, scale=args.scale)
-                if "error" in reply:
-                    out["failed"][f"{_label(key)} ({w})"] = reply["error"].strip()
-                    continue
-                out["threads"][_label(key)] = reply["threads"]
-                for op, got in reply["results"].items():
-                    if isinstance(got, dict):
-                        out["failed"][f"{_label(key)} {op}"] = got["error"].strip()
-                        continue
-                    if w == "lasso":  # the epochs run come last
-                        got, epochs[_label(key) + " " + op] = got[:-1], int(got[-1])
-                    err = error(w, ref[op], got)
-                    if err <= TOLERANCE[w]:
-                        ok[(key, op)] = True
-                        worst = max(worst, (err, f"{_label(key)} {op}"))
-                    else:
-                        out["failed"][f"{_label(key)} {op}"] = (
-                            f"wrong result: error {err:.3g} > tolerance {TOLERANCE[w]:g}"
-                        )
-            del ref
-            if epochs:
-                _report_epochs(epochs)
-                out["epochs"] = epochs
-            print(
-                f"- {w}: results checked against NumPy's; {len(ok)} within tolerance "
-                f"{TOLERANCE[w]:g}, the largest error of those {worst[0]:.2g} ({worst[1]})",
-                flush=True,
-            )
+            contenders = check(servers, w, args, out)
             t1 = time.monotonic()
-            contenders = list(ok)
-            times = {c: [] for c in contenders}
-            for r in range(args.rounds):
-                shift = r % max(1, len(contenders))
-                for key, op in contenders[shift:] + contenders[:shift]:
-                    reply = servers[key].ask(cmd="time", op=op, repeat=args.repeat)
-                    if "error" in reply:
-                        out["failed"][f"{_label(key)} {op}"] = reply["error"].strip()
-                        times[(key, op)].append(float("nan"))
-                    else:
-                        times[(key, op)].append(reply["time"])
+            times = time_rounds(servers, contenders, args, out)
             for s in servers.values():
                 s.ask(cmd="free")
             print(
@@ -769,231 +127,60 @@ def run(args) -> dict:
     return out
 
 
-def _report_epochs(epochs: dict[str, int]) -> None:
-    """Print the epochs each Lasso contender ran. With ``tol=0`` scikit-learn's rule (which
-    xdist follows) still stops early after a sweep that changes no coefficient if the
-    duality gap is then <= 0 in rounding: such a contender did less work than the others,
-    so its ratio is not comparable (the tables below do not correct for it)."""
-    line = f"- lasso: epochs run: all {LASSO_EPOCHS}"
-    short = [f"{k} {v}" for k, v in epochs.items() if v != LASSO_EPOCHS]
-    if short:
-        line += " but " + ", ".join(short) + " (a sweep changed nothing and the duality gap"
-        line += " was <= 0 in rounding: less work, not comparable)"
-    print(line, flush=True)
-
-
-def _label(key) -> str:
-    if isinstance(key, str):
-        return PEER_NAMES[key]
-    return f"xdist {key[0]} {key[1]} rank{'s' if key[1] > 1 else ''}"
-
-
-def _peer_label(p: tuple[str, str]) -> str:
-    """'scikit-learn precompute=True, 2 threads', or the library's name for plain ops."""
-    if p in PEER_LABEL:
-        threads = " ".join(PEER_NAMES[p[0]].split(" ")[-2:])  # "2 threads", "2 cores"
-        return f"{PEER_LABEL[p]}, {threads}"
-    return PEER_NAMES[p[0]]
-
-
-def _times(out: dict, key, op: str) -> list[float] | None:
-    return out["times"].get(f"{json.dumps(key)}|{op}")
-
-
-def _fmt(v: float) -> str:
-    return "-" if v != v else f"{v:.3g}" if v < 1 else f"{v:.2f}"
-
-
-def _med(values: list[float]) -> float:
-    vals = [v for v in values if v == v]
-    return statistics.median(vals) if vals else float("nan")
-
-
-def tables(out: dict, args) -> dict:
-    """Print the markdown tables; return {case: {config: per-round ratios}} for the plots."""
-    configs = [(b, int(r)) for b, r in (c.split(":") for c in args.xdist.split(",") if c)]
-    cases = [c for c in CASES if c[0] in args.only]
-    print(
-        f"\n### Seconds (median of {args.rounds} rounds; each round's time the median of "
-        f"{args.repeat} calls)\n"
-    )
-    print("| case | contender | median s | per round |")
-    print("|---|---|---|---|")
-    ratios, best_names = {}, {}
-    for _, name, peers, xop in cases:
-        rows = [(_peer_label(p), _times(out, p[0], p[1])) for p in peers]
-        rows += [(_label(c), _times(out, list(c), xop)) for c in configs]
-        for label, ts in rows:
-            if ts:
-                per = ", ".join(_fmt(t) for t in ts)
-                print(f"| {name} | {label} | {_fmt(_med(ts))} | {per} |")
-        peer_ts = [(p, _times(out, p[0], p[1])) for p in peers]
-        peer_ts = [(p, ts) for p, ts in peer_ts if ts]
-        if not peer_ts:
+def check(servers: dict, w: str, args, out: dict) -> list:
+    """Set every contender up for workload ``w`` and check its first results against
+    NumPy's: the (server key, op) within tolerance, in order; the others go to
+    ``out["failed"]``."""
+    ref = reference(w, args.scale)
+    ok = {}  # (server key, op) -> True
+    epochs: dict[str, int] = {}  # Lasso: contender -> epochs run
+    worst = (0.0, "")
+    for key, server in servers.items():
+        reply = server.ask(cmd="setup", workload=w, scale=args.scale)
+        if "error" in reply:
+            out["failed"][f"{label(key)} ({w})"] = reply["error"].strip()
             continue
-        best = [  # a peer whose call failed in a round (nan) is left out of that round
-            min((ts[r] for _, ts in peer_ts if ts[r] == ts[r]), default=float("nan"))
-            for r in range(args.rounds)
-        ]
-        best_p = min(peer_ts, key=lambda pt: _med(pt[1]))[0]
-        best_names[name] = (_peer_label(best_p), _med(best))
-        ratios[name] = {}
-        for c in configs:
-            ts = _times(out, list(c), xop)
-            if ts:
-                ratios[name][c] = [b / t for b, t in zip(best, ts)]
-    head = "| case | best peer (median s) |" + "".join(f" {_label(c)} |" for c in configs)
-    for title, cell in (
-        ("median of the rounds' ratios", lambda rs: _fmt(_med(rs))),
-        ("per round", lambda rs: ", ".join(_fmt(r) for r in rs)),
-    ):
-        print(f"\n### Best peer / xdist (above 1: xdist faster), {title}\n")
-        print(head)
-        print("|" + "---|" * (head.count("|") - 1))
-        for name, by_config in ratios.items():
-            peer, t = best_names[name]
-            cells = "".join(
-                f" {cell(by_config[c])} |" if c in by_config else " - |" for c in configs
-            )
-            print(f"| {name} | {peer} ({_fmt(t)}) |{cells}")
-    _scaling(out, args, cases, configs)
-    return ratios
-
-
-def _scaling(out, args, cases, configs) -> None:
-    """Time / time tables: 1 rank / R ranks, Torch backend / NumPy backend, and xdist at one
-    rank / NumPy (one thread) where NumPy is a peer of the case."""
-
-    def xdist(config):
-        return lambda case: _times(out, list(config), case[3])
-
-    def numpy_peer(case):
-        ops = [op for group, op in case[2] if group == "numpy"]
-        return _times(out, "numpy", ops[0]) if ops else None
-
-    pairs = []  # (column title, times of the numerator, times of the denominator)
-    for b in ("numpy", "torch"):
-        for r in (2, 3):
-            if (b, 1) in configs and (b, r) in configs:
-                pairs.append((f"{b}: 1 rank / {r} ranks", xdist((b, 1)), xdist((b, r))))
-    for r in (1, 2, 3):
-        if ("numpy", r) in configs and ("torch", r) in configs:
-            title = f"Torch backend / NumPy backend, {r} rank(s)"
-            pairs.append((title, xdist(("torch", r)), xdist(("numpy", r))))
-    if ("numpy", 1) in configs and "numpy" in args.peers:
-        pairs.append(("xdist numpy 1 rank / NumPy 1 thread", xdist(("numpy", 1)), numpy_peer))
-    if not pairs:
-        return
-    print("\n### Scaling (time / time, median of the rounds' ratios; per round in brackets)\n")
-    head = "| case |" + "".join(f" {p[0]} |" for p in pairs)
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
-    for case in cases:
-        cells = ""
-        for _, fa, fb in pairs:
-            ta, tb = fa(case), fb(case)
-            if ta and tb:
-                rs = [x / y for x, y in zip(ta, tb)]
-                cells += f" {_fmt(_med(rs))} ({', '.join(_fmt(r) for r in rs)}) |"
+        out["threads"][label(key)] = reply["threads"]
+        for op, got in reply["results"].items():
+            if isinstance(got, dict):
+                out["failed"][f"{label(key)} {op}"] = got["error"].strip()
+                continue
+            if w == "lasso":  # the epochs run come last
+                got, epochs[label(key) + " " + op] = got[:-1], int(got[-1])
+            err = error(w, ref[op], got)
+            if err <= TOLERANCE[w]:
+                ok[(key, op)] = True
+                worst = max(worst, (err, f"{label(key)} {op}"))
             else:
-                cells += " - |"
-        print(f"| {case[1]} |{cells}")
-
-
-def plots(out: dict, ratios: dict, args, caption: str) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    folder = Path(args.plots)
-    folder.mkdir(parents=True, exist_ok=True)
-    configs = [(b, int(r)) for b, r in (c.split(":") for c in args.xdist.split(",") if c)]
-    written = []
-    names = list(ratios)
-    if names:
-        fig, ax = plt.subplots(figsize=(9, 0.55 * len(names) * max(1, len(configs)) / 2 + 1.5))
-        height = 0.8 / max(1, len(configs))
-        for i, c in enumerate(configs):
-            ys = [k + (i - (len(configs) - 1) / 2) * height for k in range(len(names))]
-            rs = [ratios[n].get(c, [float("nan")]) for n in names]
-            med = [_med(r) for r in rs]
-            lo = [m - min(r) if m == m else 0 for m, r in zip(med, rs)]
-            hi = [max(r) - m if m == m else 0 for m, r in zip(med, rs)]
-            ax.barh(ys, med, height=height, xerr=[lo, hi], label=_label(c), capsize=2)
-        ax.axvline(1.0, color="black", linewidth=1)
-        ax.set_xscale("log")
-        ax.set_yticks(range(len(names)), names)
-        ax.invert_yaxis()
-        ax.set_xlabel(
-            "best peer's time / xdist's time (above 1: xdist faster; bars: median, "
-            "whiskers: rounds' range)"
-        )
-        ax.legend(fontsize=8)
-        ax.set_title(f"xdist against the best peer, --scale {args.scale}")
-        fig.tight_layout()
-        written.append(_save(fig, folder / "workloads_ratios.png", caption))
-        plt.close(fig)
-    cases = [c for c in CASES if c[0] in args.only]
-    backends = [
-        b for b in ("numpy", "torch") if (b, 1) in configs and sum(bb == b for bb, _ in configs) > 1
-    ]
-    if backends:
-        top = max(r for _, r in configs)
-        fig, axes = plt.subplots(
-            1, len(backends), figsize=(5 * len(backends) + 1, 5.5), sharey=True, squeeze=False
-        )
-        colors = plt.get_cmap("tab10").colors
-        for ax, b in zip(axes[0], backends):
-            ranks = sorted(r for bb, r in configs if bb == b)
-            for i, (_, name, _, xop) in enumerate(cases):
-                t1 = _times(out, [b, 1], xop)
-                if not t1:
-                    continue
-                pts = [
-                    (r, _med([x / y for x, y in zip(t1, _times(out, [b, r], xop))]))
-                    for r in ranks
-                    if _times(out, [b, r], xop)
-                ]
-                ax.plot(*zip(*pts), "-o" if i < 10 else "--s", color=colors[i % 10], label=name)
-            ax.plot([1, top], [1, top], ":", color="gray", label="ideal")
-            ax.set_xticks(range(1, top + 1))
-            ax.set_xlabel("ranks (one thread each)")
-            ax.set_title(f"{b} backend")
-        axes[0][0].set_ylabel("1 rank's time / R ranks' time")
-        handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8)
-        fig.suptitle(f"xdist rank scaling, --scale {args.scale}")
-        fig.tight_layout(rect=(0, 0.16, 1, 1))
-        written.append(_save(fig, folder / "workloads_scaling.png", caption))
-        plt.close(fig)
-    return written
-
-
-def _save(fig, path: Path, caption: str) -> Path:
-    fig.savefig(path, dpi=110)
-    path.with_suffix(".txt").write_text(caption + "\n")
-    return path
-
-
-def _versions() -> str:
-    """The libraries' versions (from their metadata, nothing imported) and xdist's commit."""
-    import importlib.metadata
-
-    out = []
-    for dist in ("numpy", "scikit-learn", "torch", "jax", "mpi4py"):
-        try:
-            out.append(f"{dist} {importlib.metadata.version(dist)}")
-        except importlib.metadata.PackageNotFoundError:
-            out.append(f"{dist} absent")
-    git = subprocess.run(
-        ["git", "-C", str(Path(__file__).resolve().parent), "describe", "--always", "--dirty"],
-        capture_output=True,
-        text=True,
-        check=False,
+                out["failed"][f"{label(key)} {op}"] = (
+                    f"wrong result: error {err:.3g} > tolerance {TOLERANCE[w]:g}"
+                )
+    del ref
+    if epochs:
+        report_epochs(epochs)
+        out["epochs"] = epochs
+    print(
+        f"- {w}: results checked against NumPy's; {len(ok)} within tolerance "
+        f"{TOLERANCE[w]:g}, the largest error of those {worst[0]:.2g} ({worst[1]})",
+        flush=True,
     )
-    commit = git.stdout.strip() or "unknown"
-    return ", ".join(out) + f", Python {sys.version.split()[0]}, xdist at {commit}"
+    return list(ok)
+
+
+def time_rounds(servers: dict, contenders: list, args, out: dict) -> dict:
+    """``--rounds`` rounds, each timing every contender once, in turn, the order rotated by
+    one each round: {(server key, op): [seconds per round]} (NaN where a call failed)."""
+    times = {c: [] for c in contenders}
+    for r in range(args.rounds):
+        shift = r % max(1, len(contenders))
+        for key, op in contenders[shift:] + contenders[:shift]:
+            reply = servers[key].ask(cmd="time", op=op, repeat=args.repeat)
+            if "error" in reply:
+                out["failed"][f"{label(key)} {op}"] = reply["error"].strip()
+                times[(key, op)].append(float("nan"))
+            else:
+                times[(key, op)].append(reply["time"])
+    return times
 
 
 def main() -> int:
@@ -1019,32 +206,24 @@ def main() -> int:
     ]
     if bad:
         parser.error(f"unknown workload or peer {bad}; workloads {WORKLOADS}, peers {PEER_GROUPS}")
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    load0 = os.getloadavg()[0]
+    args.configs = [(b, int(r)) for b, r in (c.split(":") for c in args.xdist.split(",") if c)]
+    record = harness.RunRecord("workloads.py")
     sz = sizes(args.scale)
-    print(
-        f"benchmarks/workloads.py {' '.join(sys.argv[1:])}: {started}, {os.cpu_count()} CPUs, "
-        f"load {load0:.1f}; sizes " + ", ".join(f"{w} {sz[w][0]}x{sz[w][1]}" for w in args.only)
-    )
-    print(f"versions: {_versions()}")
-    t0 = time.monotonic()
+    print(record.opening("sizes " + ", ".join(f"{w} {sz[w][0]}x{sz[w][1]}" for w in args.only)))
+    print(f"versions: {harness.versions()}")
+    record.start()
     out = run(args)
     for name, threads in out["threads"].items():
         print(f"- threads of {name}: {threads}")
     ratios = tables(out, args)
-    load1 = os.getloadavg()[0]
-    took = time.monotonic() - t0
-    caption = (
-        f"python benchmarks/workloads.py {' '.join(sys.argv[1:])} ({started}, "
-        f"{os.cpu_count()} CPUs, load average {load0:.1f} at the start, {load1:.1f} at the end; "
-        f"{_versions()})"
-    )
+    record.stop()
+    caption = record.caption()
     if args.plots:
         for p in plots(out, ratios, args, caption):
             print(f"wrote {p}")
     if args.json:
         Path(args.json).write_text(json.dumps(out | {"command": caption}, indent=1))
-    print(f"\n{took:.0f} s; load average {load0:.1f} at the start, {load1:.1f} at the end")
+    print(record.closing())
     if out["failed"]:
         print("\nFAILED (not timed, or stopped):")
         for name, why in out["failed"].items():

@@ -1,5 +1,7 @@
 """benchmarks/workloads.py: its NumPy references agree with scikit-learn, its checks reject a
-wrong answer, and a smoke run at a tiny scale checks every contender and prints its tables.
+wrong answer (``workloads_cases``), its contenders report what they ran
+(``workloads_contenders``, ``workloads_report``), and a smoke run at a tiny scale checks every
+contender and prints its tables.
 
 The smoke run starts ``mpiexec`` itself, so it runs once per test command: ``tests/run.py``
 sets ``XDIST_BENCHMARK_TEST=1`` in its first NumPy 1-rank run only (as for the packaging
@@ -17,60 +19,61 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from benchmark_modules import load
 from helpers import SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("workloads", ROOT / "benchmarks" / "workloads.py")
-workloads = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(workloads)
+cases = load("workloads_cases")
+contenders = load("workloads_contenders")
+report = load("workloads_report")
 
 
 def test_lloyd_by_hand_is_scikit_learns():
     from sklearn.cluster import KMeans
 
-    d = workloads.make_data("kmeans", 0.01)
-    ref = workloads.reference("kmeans", 0.01)["kmeans"]  # the data and the inertia
+    d = cases.make_data("kmeans", 0.01)
+    ref = cases.reference("kmeans", 0.01)["kmeans"]  # the data and the inertia
     km = KMeans(8, init=d["centers"], n_init=1, max_iter=30, tol=0.0).fit(d["X"])
-    assert workloads.error("kmeans", ref, km.cluster_centers_) <= workloads.TOLERANCE["kmeans"]
-    assert abs(workloads.inertia(d["X"], km.cluster_centers_) - km.inertia_) < 1e-5 * km.inertia_
+    assert cases.error("kmeans", ref, km.cluster_centers_) <= cases.TOLERANCE["kmeans"]
+    assert abs(cases.inertia(d["X"], km.cluster_centers_) - km.inertia_) < 1e-5 * km.inertia_
     # one iteration fewer is outside the tolerance
-    fewer = workloads.lloyd_numpy(d["X"], d["centers"], iters=km.n_iter_ - 1)
-    assert workloads.error("kmeans", ref, fewer) > workloads.TOLERANCE["kmeans"]
+    fewer = cases.lloyd_numpy(d["X"], d["centers"], iters=km.n_iter_ - 1)
+    assert cases.error("kmeans", ref, fewer) > cases.TOLERANCE["kmeans"]
 
 
 def test_lasso_by_hand_is_scikit_learns():
     from sklearn.linear_model import Lasso
 
-    d = workloads.make_data("lasso", 0.01)
-    ref = workloads.lasso_numpy(d["X"], d["y"])
+    d = cases.make_data("lasso", 0.01)
+    ref = cases.lasso_numpy(d["X"], d["y"])
     for pre in (True, False):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tol=0: "did not converge", by design
             m = Lasso(alpha=0.1, max_iter=20, tol=0.0, precompute=pre).fit(d["X"], d["y"])
         got = np.concatenate([m.coef_, [m.intercept_]])
-        assert workloads.error("lasso", ref, got) <= workloads.TOLERANCE["lasso"]
-    assert workloads.error("lasso", ref, ref * (1 + 1e-5)) > workloads.TOLERANCE["lasso"]
+        assert cases.error("lasso", ref, got) <= cases.TOLERANCE["lasso"]
+    assert cases.error("lasso", ref, ref * (1 + 1e-5)) > cases.TOLERANCE["lasso"]
 
 
 def test_cdist_check():
-    X = workloads.make_data("cdist", 0.01)["X"]
-    D = workloads.cdist_numpy(X)
+    X = cases.make_data("cdist", 0.01)["X"]
+    D = cases.cdist_numpy(X)
     exact = np.sqrt(((X[:, None].astype(np.float64) - X[None]) ** 2).sum(axis=-1))
     np.testing.assert_allclose(D, exact, atol=1e-2)
-    assert workloads.cdist_error(D, X, ..., ...) <= workloads.TOLERANCE["cdist"]
+    assert cases.cdist_error(D, X, ..., ...) <= cases.TOLERANCE["cdist"]
     rows = slice(3, 40)  # a block of rows, as a rank holds it
-    assert workloads.cdist_error(D[rows], X, rows, slice(None)) <= workloads.TOLERANCE["cdist"]
-    assert workloads.cdist_error(D * D, X, ..., ...) > workloads.TOLERANCE["cdist"]
-    assert workloads.cdist_error(D[4:41], X, rows, slice(None)) > workloads.TOLERANCE["cdist"]
+    assert cases.cdist_error(D[rows], X, rows, slice(None)) <= cases.TOLERANCE["cdist"]
+    assert cases.cdist_error(D * D, X, ..., ...) > cases.TOLERANCE["cdist"]
+    assert cases.cdist_error(D[4:41], X, rows, slice(None)) > cases.TOLERANCE["cdist"]
 
 
 def test_rows_made_anywhere_are_the_same():
     """A rank's rows are those of the whole data, whatever the cut (chunks of 4096 rows)."""
     for name in ("lasso", "cdist"):
-        n = workloads.sizes(0.25)[name][0]
+        n = cases.sizes(0.25)[name][0]
         cuts = [0, 1, 4096, 4100, n]
-        whole = workloads.make_data(name, 0.25)
-        parts = [workloads.make_data(name, 0.25, a, b) for a, b in zip(cuts, cuts[1:])]
+        whole = cases.make_data(name, 0.25)
+        parts = [cases.make_data(name, 0.25, a, b) for a, b in zip(cuts, cuts[1:])]
         for key in ("X", "y") if name == "lasso" else ("X",):
             np.testing.assert_array_equal(np.concatenate([p[key] for p in parts]), whole[key])
 
@@ -80,21 +83,21 @@ def test_lasso_contenders_report_their_epochs(capsys):
     ``n_iter_``; the NumPy descent runs them all), and the run names those that stopped
     early: with ``tol=0`` a sweep that changes nothing and a duality gap <= 0 in rounding
     stop the descent, and such a contender did less work than the others."""
-    ops = workloads.peer_ops("sklearn", "lasso", 0.01)
-    ref = workloads.reference("lasso", 0.01)["lasso_gram"]
+    ops = contenders.peer_ops("sklearn", "lasso", 0.01)
+    ref = cases.reference("lasso", 0.01)["lasso_gram"]
     for fn, summary in ops.values():
         with warnings.catch_warnings():  # tol=0: scikit-learn warns that it did not converge
             warnings.simplefilter("ignore")
             got = summary(fn())
-        assert got.shape == (ref.shape[0] + 1,) and 1 <= got[-1] <= workloads.LASSO_EPOCHS
-        assert workloads.error("lasso", ref, got[:-1]) <= workloads.TOLERANCE["lasso"]
-    fn, summary = workloads.peer_ops("numpy", "lasso", 0.01)["lasso_gram"]
-    assert summary(fn())[-1] == workloads.LASSO_EPOCHS
-    workloads._report_epochs({"a": workloads.LASSO_EPOCHS, "b": 8})
-    workloads._report_epochs({"a": workloads.LASSO_EPOCHS})
+        assert got.shape == (ref.shape[0] + 1,) and 1 <= got[-1] <= cases.LASSO_EPOCHS
+        assert cases.error("lasso", ref, got[:-1]) <= cases.TOLERANCE["lasso"]
+    fn, summary = contenders.peer_ops("numpy", "lasso", 0.01)["lasso_gram"]
+    assert summary(fn())[-1] == cases.LASSO_EPOCHS
+    report.report_epochs({"a": cases.LASSO_EPOCHS, "b": 8})
+    report.report_epochs({"a": cases.LASSO_EPOCHS})
     first, second = capsys.readouterr().out.splitlines()
     assert "but b 8 (" in first and " a " not in first
-    assert second == f"- lasso: epochs run: all {workloads.LASSO_EPOCHS}"
+    assert second == f"- lasso: epochs run: all {cases.LASSO_EPOCHS}"
 
 
 @pytest.mark.skipif(
@@ -149,11 +152,7 @@ def test_gpu_script_runs_its_logic_on_the_cpu():
 def test_python_at_scale_runs_every_operation(capsys):
     """benchmarks/python_at_scale.py: every operation runs on its stand-in communicator at
     8 and 64 ranks (below the sort's distributed splitters) and gets a time."""
-    spec = importlib.util.spec_from_file_location(
-        "python_at_scale", ROOT / "benchmarks" / "python_at_scale.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load("python_at_scale")
     argv = sys.argv
     sys.argv = ["python_at_scale.py", "--ranks", "8,64", "--repeat", "1"]
     try:
