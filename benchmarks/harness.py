@@ -134,8 +134,11 @@ class Server:
     def ask(self, **msg) -> dict:
         if self.dead:
             return {"error": self.dead}
-        self.proc.stdin.write(json.dumps(msg) + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(json.dumps(msg) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # the process has ended (a peer not installed, ...): the pump says so below
         try:
             reply = self.lines.get(timeout=self.timeout)
         except queue.Empty:

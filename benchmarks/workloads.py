@@ -1,4 +1,5 @@
-"""Issue #18's four workloads in one run: xdist beside NumPy, scikit-learn, Torch and JAX.
+"""Four workloads in one run (k-means, Lasso, moments, cdist): xdist beside NumPy,
+scikit-learn, Torch and JAX. A peer that is not installed is reported as failed.
 
     python benchmarks/workloads.py [--rounds 5] [--repeat 3] [--scale 1.0]
         [--only kmeans,lasso,moments,cdist] [--peers numpy,sklearn,torch,jax]
