@@ -431,7 +431,8 @@ def _device_step(xp, Xa, w, ids, labels, labels_old, centers, floor):
     read from the device after every kernel of the iteration is queued, so that only the
     first read waits for the device and it never idles between them (a selection's length
     would be a read of its own, before the product could be queued). The full product every
-    iteration (the GPU's microseconds); the number moved by one sum. The weights are
+    iteration, which a GPU computes cheaply and which needs no selection; the number moved
+    by one sum. The weights are
     divided by no less than ``floor`` (the least positive number: no weight but 0 changes),
     so an empty cluster's center is 0 / floor, discarded: it gets ``None`` (the caller
     relocates it and takes the shift again)."""

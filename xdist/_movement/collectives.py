@@ -450,7 +450,7 @@ def shift_exchange(
     )
 
 
-# -- blocks along a route (added for indexing: rows of values sent to owners and back) ------------
+# -- blocks along a route (rows of values sent to their owners and back) ---------------------------
 def forward_block(route: Route, block: Any, backend: Backend, device: Any) -> Any:
     """Each row of ``block`` (one row per request of ``route``) at its owner, on ``device``:
     one ``alltoallv``; the rows arrive grouped by source rank, as ``route.forward``'s do."""

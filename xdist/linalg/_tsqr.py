@@ -37,12 +37,13 @@ split like ``x``, ``R``, ``S`` and ``Vh`` replicated. Rank i sends at most its o
 ``x``, and at most ``N`` rows more than the ``R`` factors alone.
 
 Past ``STACKED_ELEMENTS`` of ``R`` factors in all (``p N^2``), stacking them on every rank
-costs ``p N^2`` received and a QR of ``p N x N`` on every rank (330 MB and 9 s for ``N =
-100`` at 4096 ranks): the ``R_i`` are combined up a binary tree instead (``_tree``), ``T``
-alone gathered. The argument above needs of ``R_B`` only that ``B = Q_B R_B`` with ``Q_B``
-an isometry; the tree's root ``R`` is one (each node's ``[R_a; R_b] = Q_m R_m``, ``Q_B`` the
-product of the block-diagonal ``Q_m``), so ``P = [T; R_B]`` gives the same factors of ``x``,
-signs included, whichever way ``R_B`` was found.
+costs ``p N^2`` received and a QR of ``p N x N`` on every rank, both growing with the rank
+count (docs/scaling.md gives them for ``N = 100`` at 4096 ranks): the ``R_i`` are combined up
+a binary tree instead (``_tree``), ``T`` alone gathered. The argument above needs of
+``R_B`` only that ``B = Q_B R_B`` with ``Q_B`` an isometry; the tree's root ``R`` is one
+(each node's ``[R_a; R_b] = Q_m R_m``, ``Q_B`` the product of the block-diagonal ``Q_m``),
+so ``P = [T; R_B]`` gives the same factors of ``x``, signs included, whichever way ``R_B``
+was found.
 
 A wide matrix (``M < N``) split along its columns is factored through its conjugate
 transpose (split along rows): its proxy's conjugate transpose ``[T^H, R_B^H]`` gives
