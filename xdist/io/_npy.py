@@ -38,10 +38,10 @@ from ._files import AtomicSave, Progress, reading, write_at
 
 __all__ = ["load_npy", "save_npy", "write_runs"]
 
-# Runs shorter than this are not written one by one: the array moves to split 0 first. A
-# 128 MiB float32 array split along axis 1 at 2 ranks (docs/io.md): runs of 1 KiB take 1.13 s
-# against 0.43 s through the all-to-all, 4-8 KiB about the same, 16 KiB 0.35 s against 0.47
-# s, 1 MiB 0.21 s against 0.82 s; runs also spare the second block the all-to-all needs.
+# Runs shorter than this are not written one by one: the array moves to split 0 first. Each
+# run is one write call, so many short runs cost more than the all-to-all that makes them
+# long; from a few KiB a run, writing in place wins, and it also spares the second block the
+# all-to-all needs (docs/io.md measures both ways).
 RUN_BYTES = 8 << 10
 
 
