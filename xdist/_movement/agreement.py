@@ -210,8 +210,9 @@ def agree_on_metadata(
 ) -> Rows | None:
     """``None`` when every rank gave the same ``fields`` (small ints, named), ``shape`` and
     ``checksum`` (a 64-bit ``checksum``: 0 where none was taken); else every rank's row, to
-    word the error that names what differs and on which ranks (``gather``: every rank's row
-    even when they are the same). ``free_axis``: an axis of ``shape`` whose length may differ
+    word the error that names what differs and on which ranks. ``gather``: every rank's row
+    even when they are the same (it must follow from the fields, so that ranks whose rows are
+    the same pass the same). ``free_axis``: an axis of ``shape`` whose length may differ
     between ranks (blocks stacked along it).
 
     Messages: one allreduce of ``2 (len(fields) + 3 + MAX_DIMS)`` ints
