@@ -20,7 +20,6 @@ A data matrix split along its variables moves to its observations first (``respl
 from __future__ import annotations
 
 import functools
-import operator
 from typing import Any
 
 import numpy as np
@@ -127,7 +126,7 @@ def _cov(m, y, rowvar, bias, ddof, fweights, aweights, func) -> tuple[np.ndarray
     """NumPy's covariance matrix on the host (float64, before squeezing), and ``m``."""
     if not isinstance(rowvar, (bool, np.bool_)):
         raise TypeError(f"{func}: rowvar must be a bool, got {rowvar!r}")
-    if ddof is not None and ddof != operator.index(ddof):
+    if ddof is not None and ddof != int(ddof):
         raise ValueError(f"{func}: ddof must be an integer, got {ddof!r}")
     obs = _observations(m, rowvar, "m")
     if y is not None:
@@ -175,7 +174,7 @@ def _result(c: np.ndarray, like: Array, dtype: Any) -> Array:
     if dtype is not None:
         c = c.astype(dtype)
     backend = like._backend
-    block = backend.from_host(np.ascontiguousarray(c), like.device)
+    block = backend.from_host(np.array(c, dtype=c.dtype, order="C"), like.device)
     return Array._new(block, Layout.replicated(c.shape), like._comm, backend)
 
 

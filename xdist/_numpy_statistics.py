@@ -111,11 +111,12 @@ def average(
     ``a`` joins the default floating dtype); ``returned`` adds the sum of the weights (the
     count without weights) shaped as the average.
 
-    Communication: none over axes that are not split. Over the split axis, unweighted: one
-    ``allreduce`` (``mean``'s); weighted: ``a * w`` and ``w`` summed together, one
-    ``allreduce`` of twice the result, and one more (``any``, a few bytes) to agree whether a
-    weight sum is zero (``ZeroDivisionError`` on every rank). Weights laid out unlike ``a``
-    move as the elementwise operations move them (replicated ones are sliced locally)."""
+    Communication: over the split axis, unweighted: one ``allreduce`` (``mean``'s); weighted:
+    ``a * w`` and ``w`` summed together, one ``allreduce`` of twice the result (replicated).
+    Over axes that are not split: none, but with weights one ``allreduce`` of a flag (``any``)
+    agrees whether a weight sum of the split result is zero (``ZeroDivisionError`` on every
+    rank). Weights laid out unlike ``a`` move as the elementwise operations move them
+    (replicated ones are sliced locally)."""
     check_array(a, "average", "a")
     check_category(a.dtype, "numeric", "average", "a")
     axes = normalize_axes(axis, a.ndim, "average")
@@ -136,8 +137,10 @@ def average(
     check_category(w.dtype, "numeric", "average", "weights")
     if w.shape != a.shape:
         w = _weights_along(a, w, axis)
-    widen = (default,) if a.dtype.kind in "biu" else ()
-    dtype = np.result_type(a.dtype, w.dtype, *widen)
+    if a.dtype.kind in "biu" and w.dtype.kind in "biu":
+        dtype = default
+    else:  # NumPy's result_type(a, w, float64) for an integer a
+        dtype = np.result_type(a.dtype, w.dtype, *((default,) if a.dtype.kind in "biu" else ()))
     w = astype(w, dtype)
     both = stack([astype(a, dtype) * w, broadcast_to(w, a.shape)])
     sums = sum(both, axis=tuple(i + 1 for i in axes), keepdims=keepdims)

@@ -385,12 +385,13 @@ _add(
 )
 _add(
     "xdist.average",
-    "NumPy's ``average`` (beyond the standard). None over axes that are not split. Over the "
-    "split axis: ``mean``'s one allreduce without weights; with weights ``a * w`` and ``w`` "
-    "summed together (one allreduce of twice the result) and one small allreduce agreeing "
-    "that no weight sum is zero; the result is replicated.",
-    "avg = xp.average(x, axis=0, weights=xp.asarray(np.array([1.0, 2.0, 3.0, 4.0]), split=0))",
-    sends={"allreduce": 2},
+    "NumPy's ``average`` (beyond the standard). Over the split axis: ``mean``'s one "
+    "allreduce without weights; with weights ``a * w`` and ``w`` summed together, one "
+    "allreduce of twice the result; the result is replicated. Over axes that are not split: "
+    "none, but with weights one allreduce of a flag agrees whether a weight sum is zero.",
+    "avg = xp.average(x, axis=0, weights=w)",
+    X + "w = xp.asarray(np.array([1.0, 2.0, 3.0, 4.0]), split=0)\n",
+    {"allreduce": 1},
 )
 _add(
     "xdist.histogram",
