@@ -5,13 +5,18 @@ on the same data must leave the base as NumPy leaves it."""
 
 from __future__ import annotations
 
-from collections import Counter
+import importlib
+import weakref
+from collections import Counter, deque
 
 import numpy as np
 import pytest
 from helpers import SIZE, assert_equal, distribute, layout_id, layouts
 
 import xdist
+from xdist._array import WriteBack
+from xdist._indexing.basic import Selection
+from xdist._manipulation_functions.shapes import Permutation, Reshape
 
 SHAPE = (4, 5, 6)
 
@@ -100,7 +105,7 @@ def test_write_through_view(view, write, layout):
 
 
 @pytest.mark.parametrize("layout", layouts(SHAPE), ids=layout_id)
-def test_the_issue_example(layout):
+def test_a_write_through_a_row_and_through_a_flat_reshape(layout):
     c = distribute(_data(), *layout)
     v = c[0, :, :]
     v[0, 0] = 5
@@ -147,6 +152,102 @@ def test_a_write_goes_back_alone(layout):
         v[3, 1:4] = 6.0
         r[1, 2] = 7.0
     assert_equal(c, g)
+
+
+# -- the write-back: a value held by the view, naming its base and how the view maps onto it -----
+def test_a_views_write_back_names_its_base_and_mapping():
+    c = distribute(_data(), 0)
+    # Arrays that view nothing, and views of a plain array's blocks, hold none.
+    assert c._writeback is None
+    assert c[1:3]._writeback is None
+    assert distribute(_data(), None)[1]._writeback is None
+    full = (slice(0, 5, 1), slice(0, 6, 1))
+    r = c[::-1]  # a flip: a copy (some libraries copy flips; at several ranks it moves)
+    back = r._writeback
+    assert type(back) is Selection and back.base is c and back.copied
+    assert back.key == (slice(3, None, -1), *full)
+    assert repr(back).startswith("Selection(base shape (4, 5, 6), parts=")
+    w = r[1:3]  # a view of the copy's blocks: it passes writes on to the copy
+    assert type(w._writeback) is Selection and w._writeback.base is r
+    assert w._writeback.key == (slice(1, 3, 1), *full) and not w._writeback.copied
+    t = xdist.permute_dims(r, (2, 0, 1))
+    assert type(t._writeback) is Permutation and t._writeback.base is r
+    assert t._writeback.axes == (2, 0, 1)
+    e = xdist.expand_dims(r, axis=1)
+    assert type(e._writeback) is Reshape and e._writeback.base is r
+    assert (e._writeback.shape, e._writeback.how) == ((4, 1, 5, 6), "shared")
+    v = c[1]  # an int on the split axis: the owner's piece moves at several ranks
+    if SIZE > 1:
+        assert type(v._writeback) is Selection and v._writeback.base is c
+        assert v._writeback.key == (1, *full) and v._writeback.copied
+    else:
+        assert v._writeback is None
+    c1 = distribute(_data(), 1)
+    m = xdist.reshape(c1, (20, 6))  # split along axis 1: the rows move at several ranks
+    if SIZE > 1:
+        assert type(m._writeback) is Reshape and m._writeback.base is c1
+        assert (m._writeback.shape, m._writeback.how) == ((20, 6), "moved")
+    else:
+        assert m._writeback is None
+    for x in (r, w, t, e, v, m):
+        assert x._writeback is None or isinstance(x._writeback, WriteBack)
+
+
+# Chains of views, each made from the one before: a view of a moved view, reshapes and
+# permutations of slices. NumPy shows every write in the base (but where it copies).
+CHAINS = {
+    "c[::-1][1:3]": lambda xp, c: c[::-1][1:3],
+    "c[::-1][1:3][::-1,2]": lambda xp, c: c[::-1][1:3][::-1, 2],
+    "c[1][::2][:,1:]": lambda xp, c: c[1][::2][:, 1:],
+    "reshape(c[1:3],(2,-1))": lambda xp, c: xp.reshape(c[1:3], (2, -1)),
+    "reshape(c[::-1][2],-1)": lambda xp, c: xp.reshape(c[::-1][2], (-1,)),
+    "reshape(c[::-1][1:3],(10,6))": lambda xp, c: xp.reshape(c[::-1][1:3], (10, 6)),
+    "permute_dims(c[1:3])": lambda xp, c: xp.permute_dims(c[1:3], (2, 0, 1)),
+    "permute_dims(c[::-1][:,1:4])": lambda xp, c: xp.permute_dims(c[::-1][:, 1:4], (1, 2, 0)),
+    "expand_dims(c[-1],0)[:,::2]": lambda xp, c: xp.expand_dims(c[-1], axis=0)[:, ::2],
+    "reshape(permute_dims(c[2]),-1)[3:]": lambda xp, c: xp.reshape(
+        xp.permute_dims(c[2], (1, 0)), (-1,)
+    )[3:],
+}
+
+
+@pytest.mark.parametrize("layout", layouts(SHAPE), ids=layout_id)
+@pytest.mark.parametrize("chain", CHAINS)
+def test_writes_through_chains_of_views_land_in_the_base(chain, layout):
+    g = _data()
+    c = distribute(_data(), *layout)
+    nv, v = CHAINS[chain](np, g), CHAINS[chain](xdist, c)
+    for write in ("elem", "+=", "slice", "row-array", "last"):
+        WRITES[write](nv, np.asarray)
+        WRITES[write](v, _makers()["split"])
+        assert_equal(v, nv)
+        assert_equal(c, g)
+
+
+# The modules that make views and carry writes back. Tables filled once when xdist is
+# imported and only read after are not state that one call leaves for the next.
+_WRITE_MODULES = [
+    "xdist._array",
+    "xdist._indexing",
+    "xdist._indexing.basic",
+    "xdist._indexing.strides",
+    "xdist._manipulation_functions.shapes",
+]
+_TABLES = {"OPERATORS", "_IN_PLACE"}
+
+
+@pytest.mark.parametrize("name", _WRITE_MODULES)
+def test_no_module_level_write_state(name):
+    """A write's way back is held by the view alone: no module keeps a mutable value (a
+    list, dict, set, queue or weak reference) that one call could set and the next read."""
+    module = importlib.import_module(name)
+    mutable = (list, dict, set, bytearray, deque, weakref.ref, weakref.WeakValueDictionary)
+    found = [
+        k
+        for k, value in vars(module).items()
+        if not k.startswith("__") and k not in _TABLES and isinstance(value, mutable)
+    ]
+    assert not found, f"{name}: module-level mutable values {found}"
 
 
 def test_advanced_indexing_gives_copies():
