@@ -160,8 +160,9 @@ def replicated_basic(x: _array.Array, items: tuple) -> _array.Array | None:
     """``x[items]`` for a replicated ``x`` and ints, ``None``, ``Ellipsis`` and slices of
     int bounds and a positive step (what every backend slices alike), by the library
     directly: the same view as the general path (an Ellipsis is appended so that NumPy gives
-    a 0-d array, not a scalar), in half its time. ``None`` where anything else is in
-    the key or the library refuses it: the general path then raises xdist's error."""
+    a 0-d array, not a scalar), without normalizing the key into parts. ``None`` where
+    anything else is in the key or the library refuses it: the general path then raises
+    xdist's error."""
     ellipsis = False
     for k in items:
         if k is Ellipsis:
@@ -184,9 +185,9 @@ def split_basic(x: _array.Array, items: tuple) -> _array.Array | None:
     """``x[items]`` for a split ``x`` and ints and slices of int bounds and a positive step,
     with a slice (or nothing) on the split axis, or on one rank an int: each rank slices its
     block, and the result keeps the exact counts (an int on the split axis: replicated),
-    with no message; the same result as ``getitem_basic`` in a
-    fraction of its time. ``None`` for any other key, or where the library refuses it: the
-    general path then raises xdist's error."""
+    with no message; the same result as ``getitem_basic``, without normalizing the key into
+    parts. ``None`` for any other key, or where the library refuses it: the general path then
+    raises xdist's error."""
     layout = x._layout
     shape, split = layout.shape, layout.split
     if len(items) > len(shape):
@@ -338,9 +339,10 @@ def setitem_direct(x: _array.Array, items: tuple, value: Any) -> bool:
     bounds and a positive step, in range, and a Python scalar (of the standard's kinds for
     ``x``) or a replicated 0-d array of ``x``'s dtype. Each rank writes what it holds of the
     selection into its block (an int on the split axis: the owner alone), as
-    ``setitem_basic`` does, in a fraction of its time (scikit-learn fills a diagonal with a
-    loop of ``array[i, i] = value``). ``False``, having written nothing, for any other key
-    or value: the general path then writes or raises xdist's error."""
+    ``setitem_basic`` does, without normalizing the key or planning what to fetch: loops of
+    such writes are common (scikit-learn fills a diagonal with ``array[i, i] = value``).
+    ``False``, having written nothing, for any other key or value: the general path then
+    writes or raises xdist's error."""
     layout = x._layout
     shape, split = layout.shape, layout.split
     if len(items) > len(shape):
