@@ -18,6 +18,7 @@ import array_api_compat.torch as xp_torch
 import numpy as np
 import torch
 
+from .._config import torch_threads_setting
 from .base import BackendBase, Device, host_solve_upper_right
 from .moments import chunked
 from .numpy import NumPyBackend
@@ -352,20 +353,11 @@ SPECIAL_FUNCTIONS = {
 
 def _threads_per_rank() -> int:
     """Cores per rank on this node. Under mpiexec, Torch reads MPICH's MPI_LOCALNRANKS and
-    silently drops to one thread; xdist sets the count explicitly. XDIST_TORCH_THREADS wins:
-    a positive integer, checked when the backend is first used (a ValueError that names the
-    variable and the allowed values; the same on every rank, which share the environment)."""
-    value = os.environ.get("XDIST_TORCH_THREADS", "").strip()
-    if value:
-        try:
-            threads = int(value)
-        except ValueError:
-            threads = 0
-        if threads < 1:
-            raise ValueError(
-                "XDIST_TORCH_THREADS: expected a positive integer (Torch threads per rank), "
-                f"got {os.environ['XDIST_TORCH_THREADS']!r}"
-            )
+    silently drops to one thread; xdist sets the count explicitly. XDIST_TORCH_THREADS wins,
+    checked when the backend is first made (``_config.torch_threads_setting``: the same
+    ValueError on every rank, which share the environment)."""
+    threads = torch_threads_setting()
+    if threads is not None:
         return threads
     local = os.environ.get("MPI_LOCALNRANKS") or os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE")
     return max(1, (os.cpu_count() or 1) // max(1, int(local or 1)))

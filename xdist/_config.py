@@ -1,5 +1,10 @@
 """Process-wide settings of xdist, read from the environment and changeable in code.
 
+Every ``XDIST_*`` environment variable that xdist reads is read in this module and nowhere
+else, each by one function that names the variable, the value and the accepted values when it
+refuses one; docs/guide/settings.md documents each for users (tests/packaging/test_settings.py
+keeps the two in step).
+
 Settings (environment variable in brackets):
 
 - ``max_message_elements`` [``XDIST_MAX_MESSAGE_ELEMENTS``]: the largest count, in elements,
@@ -32,8 +37,8 @@ Settings (environment variable in brackets):
   carry a number naming the program's line that called them, and raise the same
   ``CollectiveMismatchError`` on every rank where MPI matched calls from different lines (a
   collective skipped on some rank, matched with the next one of the same shape). On by
-  default (about 1 us per small collective); ``0`` for a program that makes one collective
-  from different lines on different ranks on purpose.
+  default (the number rides in a message the collective sends anyway); ``0`` for a program
+  that makes one collective from different lines on different ranks on purpose.
 - ``check_replicated`` [``XDIST_CHECK_REPLICATED=0|1|full``]: data given whole on every rank
   (``asarray`` of host or library data, with or without ``split=``; ``from_local(...,
   split=None)``; a NumPy array beside an xdist array; the seed of ``xdist.random``) is
@@ -56,6 +61,11 @@ Settings (environment variable in brackets):
   ``__array_namespace_info__().devices()`` return lists, from it tuples. The functions added
   by 2025.12 are there whatever the setting. ``x.__array_namespace__(api_version=...)``
   gives a namespace of one edition without changing the setting.
+
+Start-up choices, read when first needed and changed in code by ``set_backend`` and
+``set_default_comm`` rather than ``set_config``: the backend [``XDIST_BACKEND=numpy|torch|cupy``],
+the device [``XDIST_DEVICE=cpu|cuda|cuda:N``] and Torch's threads per rank
+[``XDIST_TORCH_THREADS``, by default the node's cores divided by its ranks].
 """
 
 from __future__ import annotations
@@ -68,11 +78,17 @@ from typing import Any
 
 __all__ = [
     "API_VERSIONS",
+    "BACKENDS",
+    "COMMS",
     "Config",
+    "backend_setting",
+    "comm_setting",
     "config_context",
+    "device_setting",
     "edition_sequence",
     "get_config",
     "set_config",
+    "torch_threads_setting",
 ]
 
 _INT32_MAX = 2**31 - 1
@@ -116,12 +132,12 @@ def _env_split(name: str) -> int | None:
         raise ValueError(f"{name}: expected an axis or 'none', got {value!r}") from None
 
 
-def _env_version(name: str) -> str:
-    value = os.environ.get(name, "").strip()
+def _env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
+    value = os.environ.get(name, "").strip().lower()
     if value == "":
-        return API_VERSIONS[-1]
-    if value not in API_VERSIONS:
-        raise ValueError(f"{name}: expected one of {', '.join(API_VERSIONS)}, got {value!r}")
+        return default
+    if value not in choices:
+        raise ValueError(f"{name}: expected one of {', '.join(choices)}, got {value!r}")
     return value
 
 
@@ -140,7 +156,10 @@ def _env_check(name: str) -> bool | str:
     value = os.environ.get(name, "").strip().lower()
     if value == "full":
         return "full"
-    return _env_flag(name) is not False  # on unless 0 / false / no
+    try:
+        return _env_flag(name) is not False  # on unless 0 / false / no
+    except ValueError:
+        raise ValueError(f"{name}: expected 0, 1, full or auto, got {value!r}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +230,7 @@ _config = Config(
     debug_collectives=bool(_env_flag("XDIST_DEBUG_COLLECTIVES")),
     check_call_sites=_env_flag("XDIST_CHECK_CALL_SITES") is not False,
     check_replicated=_env_check("XDIST_CHECK_REPLICATED"),
-    api_version=_env_version("XDIST_API_VERSION"),
+    api_version=_env_choice("XDIST_API_VERSION", API_VERSIONS, API_VERSIONS[-1]),
 )
 
 
@@ -247,3 +266,48 @@ def edition_sequence(items: Iterable[Any], api_version: str | None = None) -> An
     ``meshgrid``, ``broadcast_arrays`` and ``devices()`` tuples)."""
     version = _config.api_version if api_version is None else api_version
     return tuple(items) if version >= "2025.12" else list(items)
+
+
+# The start-up choices: the communicator, backend and device that new arrays use, and Torch's
+# threads per rank. Code changes the first three with set_default_comm / set_backend, not
+# set_config, so they are not Config fields. Each is read when its consumer first needs it
+# (_runtime when xdist is imported and when it makes its defaults, backends/torch.py when
+# Torch's backend is made), so a bad value is raised there, alike on every rank.
+COMMS = ("world", "self")
+BACKENDS = ("numpy", "torch", "cupy")
+
+
+def comm_setting() -> str:
+    """``XDIST_COMM``: ``"world"`` (the default) or ``"self"``."""
+    return _env_choice("XDIST_COMM", COMMS, "world")
+
+
+def backend_setting() -> str:
+    """``XDIST_BACKEND``: the name of the backend new arrays use, ``"numpy"`` by default."""
+    return _env_choice("XDIST_BACKEND", BACKENDS, "numpy")
+
+
+def device_setting() -> str:
+    """``XDIST_DEVICE``: ``"cpu"``, ``"cuda"`` (a GPU of the node, picked by node-local rank),
+    ``"cuda:N"``, or ``""`` for the backend's default device. Whether the backend has that
+    device is its own check."""
+    value = os.environ.get("XDIST_DEVICE", "").strip().lower()
+    kind, colon, index = value.partition(":")
+    if value in ("", "default", "cpu", "cuda") or (kind == "cuda" and colon and index.isdigit()):
+        return "" if value == "default" else value
+    raise ValueError(f"XDIST_DEVICE: expected cpu, cuda or cuda:N, got {value!r}")
+
+
+def torch_threads_setting() -> int | None:
+    """``XDIST_TORCH_THREADS``: Torch threads per rank, a positive integer; None when unset."""
+    value = os.environ.get("XDIST_TORCH_THREADS", "")
+    try:
+        threads = int(value) if value.strip() else None
+    except ValueError:
+        threads = 0
+    if threads is not None and threads < 1:
+        raise ValueError(
+            "XDIST_TORCH_THREADS: expected a positive integer (Torch threads per rank), "
+            f"got {value!r}"
+        )
+    return threads

@@ -1,12 +1,12 @@
 """The default communicator, backend and device of this process.
 
-The backend comes from ``XDIST_BACKEND`` (numpy, torch or cupy; numpy by default) and the
-device from ``XDIST_DEVICE`` (``cpu``, ``cuda`` or ``cuda:N``). ``cuda`` alone picks a GPU
-round-robin by the rank's position on its node (node-local rank modulo the node's GPU count),
-so the ranks of a node spread over its GPUs; ``cuda:N`` pins GPU N. The node-local rank comes
-from the launcher's environment, or else from the communicator (MPI's ``COMM_TYPE_SHARED``).
-Both can be changed in code with ``set_backend`` or for a block of code with
-``backend_context``.
+They start as ``XDIST_COMM``, ``XDIST_BACKEND`` and ``XDIST_DEVICE`` say (read by
+``_config``, the one reader of xdist's environment variables). The device ``cuda`` alone picks
+a GPU round-robin by the rank's position on its node (node-local rank modulo the node's GPU
+count), so the ranks of a node spread over its GPUs; ``cuda:N`` pins GPU N. The node-local
+rank comes from the launcher's environment, or else from the communicator (MPI's
+``COMM_TYPE_SHARED``). The backend and device can be changed in code with ``set_backend`` or
+for a block of code with ``backend_context``, the communicator with ``set_default_comm``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ._config import backend_setting, comm_setting, device_setting
 from ._transport.comm import Communicator, SelfComm
 from ._transport.launcher import check_world, launched_size
 from .backends import Backend, Device, get_backend, prepare
@@ -39,11 +40,8 @@ _LOCAL_RANK_VARS = ("MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCA
 
 
 def _make_world() -> Communicator:
-    choice = os.environ.get("XDIST_COMM", "world").strip().lower()
-    if choice == "self":
+    if comm_setting() == "self":
         return SelfComm()
-    if choice != "world":
-        raise ValueError(f"XDIST_COMM: expected 'world' or 'self', got {choice!r}")
     try:
         from ._transport.mpi import world
     except (ImportError, RuntimeError) as error:
@@ -64,7 +62,7 @@ def start() -> None:
     communicator now, so that its abort-on-uncaught-exception hook is in place from the
     moment xdist is imported (an error before the first xdist call then ends the job instead
     of leaving the other ranks waiting). One process: nothing (MPI is started on first use)."""
-    if launched_size() > 1 and os.environ.get("XDIST_COMM", "world").strip().lower() == "world":
+    if comm_setting() == "world" and launched_size() > 1:
         default_comm()
 
 
@@ -117,19 +115,15 @@ def _pick_device(backend: Backend, spec: str) -> Device | None:
     return backend.check_device(spec, "XDIST_DEVICE")
 
 
-def _environment_backend() -> str:
-    return os.environ.get("XDIST_BACKEND", "numpy").strip().lower() or "numpy"
-
-
-prepare(_environment_backend())  # before the program's first use of the library
+prepare(backend_setting())  # before the program's first use of the library
 
 
 def default_backend() -> Backend:
     """The backend new arrays use (``XDIST_BACKEND``, numpy by default)."""
     global _backend
     if _backend is None:
-        backend = get_backend(_environment_backend())
-        backend.set_default_device(_pick_device(backend, os.environ.get("XDIST_DEVICE", "")))
+        backend = get_backend(backend_setting())
+        backend.set_default_device(_pick_device(backend, device_setting()))
         _backend = backend
     return _backend
 
