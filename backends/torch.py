@@ -178,9 +178,9 @@ def _diff(x: torch.Tensor, /, *, axis=-1, n=1, prepend=None, append=None) -> tor
 def _sum(x: torch.Tensor, /, *, axis=None, dtype=None, keepdims: bool = False) -> torch.Tensor:
     """Torch's ``sum``; a float32 or float16 block of the CPU summed in float64 (``mean``'s
     and k-means' accumulations) by NumPy on a view of it: Torch's own widening CPU sum is
-    about 5x slower than NumPy's (200000 x 64 float32 over axis 0: 70 against 14 ms, one
-    thread) and NumPy's pairwise sum is as accurate. Likewise a float32 or float64 block
-    summed in its own dtype over its leading axes with a wide rest (``_wide_rows``)."""
+    several times slower than NumPy's, and NumPy's pairwise sum is as accurate. Likewise a
+    float32 or float64 block summed in its own dtype over its leading axes with a wide rest
+    (``_wide_rows``)."""
     view = _numpy_view(x, (torch.float32, torch.float16)) if dtype == torch.float64 else None
     if view is None and dtype in (None, x.dtype) and _wide_rows(x, axis):
         view = _numpy_view(x, (torch.float32, torch.float64))
@@ -197,9 +197,8 @@ _WIDE_ROWS = 4096  # kept elements per reduced index from which NumPy's column s
 def _wide_rows(x: torch.Tensor, axis) -> bool:
     """Whether ``axis`` are the leading axes of a C-contiguous tensor (not all of them) and
     the kept trailing part has at least ``_WIDE_ROWS`` elements: NumPy then adds whole
-    rows, where Torch's CPU kernel is 1.6x slower (8192 x 8192 float64 over axis 0: 71
-    against 45 ms, one thread). For a narrower rest (200000 x 64 over axis 0), the last
-    axes or all of them, Torch's own sum is as fast or faster."""
+    rows, which Torch's CPU kernel does more slowly. For a narrower rest (200000 x 64 over
+    axis 0), the last axes or all of them, Torch's own sum is as fast or faster."""
     if axis is None or not x.is_contiguous():
         return False
     axes = sorted(a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
@@ -209,9 +208,8 @@ def _wide_rows(x: torch.Tensor, axis) -> bool:
 
 def _concat(arrays, /, *, axis: int | None = 0) -> torch.Tensor:
     """``concat``; CPU tensors of one dtype outside autograd by NumPy's ``concatenate`` on
-    views of them: Torch's CPU copy of strided parts is 1.3-1.5x slower (the 100 columns
-    of a 50000 x 100 float64 block stacked: 36 against 24 ms, one thread). The same
-    values either way (a copy)."""
+    views of them: Torch's CPU copy of strided parts (columns of a block stacked) is
+    slower than NumPy's. The same values either way (a copy)."""
     arrays = list(arrays)
     if arrays and all(a.ndim > 0 and a.dtype == arrays[0].dtype for a in arrays):
         views = [_numpy_view(a, _COPIED_DTYPES) for a in arrays]
@@ -495,30 +493,27 @@ class TorchBackend(BackendBase):
 
     def item(self, block: torch.Tensor) -> Any:
         """Torch's ``item`` (a view's negation and conjugation applied; a GPU tensor waits):
-        0.2 us, where the NumPy copy of ``to_host`` costs 3 us."""
+        one element read directly, with none of the NumPy copy that ``to_host`` makes."""
         return block.item()
 
     def unstack(self, block: torch.Tensor, axis: int) -> tuple[torch.Tensor, ...]:
-        """Torch's ``unbind``: one call for every slice (0.8 against 2 us a slice)."""
+        """Torch's ``unbind``: one call for every slice, not one indexing call per slice."""
         return block.unbind(axis)
 
     def arg_best(self, block: torch.Tensor, axis: int | None, keepdims: bool, want_max: bool):
         """``BackendBase.arg_best``; a real CPU block outside autograd by NumPy's backend on a
-        view of it (the same positions): its passes over many short lines take 1.4 ms for
-        100000 x 8 float32 in NumPy against 2.1 ms in Torch, whose transposing copy and
-        ``(v == best) * weights`` are slower (1.1 and 0.9 ms, against 1.0 and 0.26)."""
+        view of it (the same positions): its passes over many short lines are slower in
+        Torch, whose transposing copy and ``(v == best) * weights`` cost more than NumPy's."""
         view = _numpy_view(block, _REAL_DTYPES)
         if view is None:
             return super().arg_best(block, axis, keepdims, want_max)
         return torch.from_numpy(np.asarray(_HOST.arg_best(view, axis, keepdims, want_max)))
 
     def select(self, block: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """On the CPU, ``index_select`` of the positions of the mask is up to 2.4x faster
-        than Torch's boolean indexing of a contiguous block with more than one axis
-        (100000 x 65 float32: 0.25 against 0.13 ms with 5% selected, 4.8 against 2.0 ms
-        with half); the same elements. A mask over the whole block (no axis left), outside
-        autograd, is NumPy's backend on views (its ``compress``): 100000 int64 with half
-        selected 0.12 against 0.38 ms (with 5%, 0.09 against 0.11)."""
+        """On the CPU, ``index_select`` of the positions of the mask is faster than Torch's
+        boolean indexing of a contiguous block with more than one axis, and gives the same
+        elements. A mask over the whole block (no axis left), outside autograd, is NumPy's
+        backend on views (its ``compress``), also faster than Torch's boolean indexing."""
         if block.ndim == mask.ndim:
             view, where = _numpy_view(block, _COPIED_DTYPES), _numpy_view(mask, (torch.bool,))
             if view is not None and where is not None:
@@ -535,9 +530,9 @@ class TorchBackend(BackendBase):
 
     def vecdot_last_axis(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor | None:
         """Real floating CPU blocks outside autograd by NumPy's ``vecdot`` on views, one pass
-        with no product array: |x|^2 of k-means' 100000 x 64 float32 (a strided view) in
-        1.5 ms, against 5.0 ms as Torch's product and sum (in a fit 14 ms more, the product's
-        fresh 26 MB paged in). Elsewhere ``None`` (a product and a sum)."""
+        with no product array: k-means' |x|^2 of a strided view, where Torch's product and
+        sum would first write (and page in) a product as large as the operands
+        (docs/benchmarks.md has the fit's times). Elsewhere ``None`` (a product and a sum)."""
         va, vb = _numpy_view(a, _FLOATS), _numpy_view(b, _FLOATS)
         if va is None or vb is None:
             return None
