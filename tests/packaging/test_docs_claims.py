@@ -47,8 +47,9 @@ HISTORY = [
     (
         "a session's words",
         re.compile(
-            r"\b(?:this|that|the|last|previous|next) stop(?: before)?\b|\bstop before\b|\bsessions?\b"
-            r"|\b(?:before|after|since|in) this (?:change|work|run)\b|\bthis change\b",
+            r"\b(?:this|that|the|last|previous|next) stop(?: before)?\b|\bstop before\b"
+            r"|\bsessions?\b|\b(?:before|after|since|in) this (?:change|work|run)\b"
+            r"|\bthis change\b",
             re.IGNORECASE,
         ),
     ),
