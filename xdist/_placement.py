@@ -73,20 +73,15 @@ def resolve_comm(comm: Any, func: str) -> Communicator:
     return comm
 
 
-def resolve_split(
-    split: Any, ndim: int, func: str, *, zero_d_replicated: bool = False, name: str = "split"
-) -> int | None:
+def resolve_split(split: Any, ndim: int, func: str, *, name: str = "split") -> int | None:
     """The split axis, in ``[0, ndim)``, of a result with ``ndim`` dimensions (``None``:
-    replicated), or an error naming ``func``, the argument (``name``) and its value.
-
-    ``zero_d_replicated``: a 0-d result is replicated whatever ``split`` says (the loaders of
-    ``xdist.io``, whose ``split`` defaults to 0, load a 0-d file that way)."""
+    replicated), or an error naming ``func``, the argument (``name``) and its value."""
     if split is DEFAULT:
         axis = get_config().default_split
         if axis is None or not -ndim <= axis < ndim:
             return None  # the configured default applies only where the axis exists
         return axis % ndim
-    if split is None or (ndim == 0 and zero_d_replicated):
+    if split is None:
         return None
     try:
         if isinstance(split, builtins.bool):
@@ -126,16 +121,19 @@ class Placement:
     def layout(
         self, shape: tuple[int, ...], split: Any, func: str, *, zero_d_replicated: bool = False
     ) -> Layout:
-        """The balanced layout of ``shape`` along ``split=`` (see ``resolve_split``)."""
-        axis = resolve_split(split, len(shape), func, zero_d_replicated=zero_d_replicated)
-        return Layout.balanced(shape, axis, self.comm.size)
+        """The balanced layout of ``shape`` along ``split=`` (see ``resolve_split``).
+        ``zero_d_replicated``: a 0-d result is replicated whatever ``split`` says (the loaders
+        of ``xdist.io``, whose ``split`` defaults to 0, load a 0-d file that way)."""
+        if zero_d_replicated and not shape:
+            split = None
+        return Layout.balanced(shape, resolve_split(split, len(shape), func), self.comm.size)
 
     def filled(self, layout: Layout, dtype: np.dtype, value: Any) -> _array.Array:
         """An array of ``layout`` whose block is allocated here (and filled unless ``None``)."""
         block = self.backend.empty(layout.local_shape(self.comm.rank), dtype, self.device)
         if value is not None:
             block[...] = value
-        return self.array(block, layout)
+        return _array.Array._new(block, layout, self.comm, self.backend)
 
     def iota(self, start: int, stop: int) -> Any:
         """The int64 global indices ``start:stop`` as a block on the device."""

@@ -113,7 +113,7 @@ def test_the_default_split_applies_only_where_the_axis_exists():
 def test_a_loader_leaves_0d_data_replicated():
     x = xio.from_sliceable(np.array(2.5), 0)
     assert x.split is None and float(x) == 2.5
-    assert resolve_split(5, 0, "f", zero_d_replicated=True) is None
+    assert Placement(None, None, "f").layout((), 5, "f", zero_d_replicated=True).split is None
 
 
 @pytest.mark.parametrize(
