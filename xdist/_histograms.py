@@ -101,10 +101,8 @@ def _sample_extremes(block: Any, layout: Layout, like: Array) -> tuple[np.ndarra
     ``allreduce`` when split), as NumPy arrays of the data's dtype."""
     rows = Array._new(block, layout, like._comm, like._backend)
     high, low = extremes(rows, plan_reduction(rows, 0, False, "histogram"))
-    backend = like._backend
-    return np.asarray(backend.to_host(low)).reshape(-1), np.asarray(backend.to_host(high)).reshape(
-        -1
-    )
+    low, high = (np.asarray(like._backend.to_host(v)).reshape(-1) for v in (low, high))
+    return low, high
 
 
 def _bin_indices(cols: list[Any], edges: list[np.ndarray], like: Array) -> Any:

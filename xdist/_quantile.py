@@ -239,61 +239,51 @@ _NUMPY_METHODS = (
 )
 
 
-def _percentile(func, x, q, axis, out, overwrite_input, method, keepdims, weights, interpolation):
-    """NumPy's arguments of ``percentile`` checked (those xdist does not take raise, naming
-    them), then the quantiles of ``q / 100``."""
-    if out is not None:
-        raise NotImplementedError(f"{func}: out= is not supported on xdist arrays; use the result")
-    if weights is not None:
-        raise NotImplementedError(f"{func}: weights= is not supported on xdist arrays")
-    if interpolation is not None:
-        raise TypeError(f"{func}: interpolation= is NumPy's deprecated name; use method=")
-    if not isinstance(overwrite_input, bool):
-        raise TypeError(f"{func}: overwrite_input must be a bool, got {overwrite_input!r}")
-    if method in _NUMPY_METHODS:
-        raise NotImplementedError(f"{func}: method={method!r} is not supported; only 'linear'")
-    skip = func == "nanpercentile"
-    return _quantile(func, x, q, axis, keepdims, method, skip, top=100)
+def _percentile_function(func: str, doc: str):
+    """``percentile`` or ``nanpercentile`` with NumPy's signature: NumPy's arguments that
+    xdist does not take raise, naming them; then the quantiles of ``q / 100``."""
+
+    def percentile(
+        x: Array,
+        /,
+        q: Any,
+        axis: Any = None,
+        out: Any = None,
+        overwrite_input: bool = False,
+        method: str = "linear",
+        keepdims: bool = False,
+        *,
+        weights: Any = None,
+        interpolation: Any = None,
+    ) -> Array:
+        if out is not None:
+            raise NotImplementedError(f"{func}: out= is not supported on xdist arrays")
+        if weights is not None:
+            raise NotImplementedError(f"{func}: weights= is not supported on xdist arrays")
+        if interpolation is not None:
+            raise TypeError(f"{func}: interpolation= is NumPy's deprecated name; use method=")
+        if not isinstance(overwrite_input, bool):
+            raise TypeError(f"{func}: overwrite_input must be a bool, got {overwrite_input!r}")
+        if method in _NUMPY_METHODS:
+            raise NotImplementedError(f"{func}: method={method!r} is not supported; only 'linear'")
+        skip = func == "nanpercentile"
+        return _quantile(func, x, q, axis, keepdims, method, skip, top=100)
+
+    percentile.__name__ = percentile.__qualname__ = func
+    percentile.__doc__ = doc
+    return percentile
 
 
-def percentile(
-    x: Array,
-    /,
-    q: Any,
-    axis: Any = None,
-    out: Any = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-    *,
-    weights: Any = None,
-    interpolation: Any = None,
-) -> Array:
+percentile = _percentile_function(
+    "percentile",
     """NumPy's ``percentile`` (xdist's extension): ``quantile`` of ``q / 100`` (``q`` in
     ``[0, 100]``), NumPy's ``linear`` method bit for bit; ``overwrite_input`` is accepted and
     changes nothing. Communication of ``quantile``: none when the split axis is kept; when it
     is reduced, the distributed sort (``alltoallv``) and result-sized ``allgatherv`` of the
-    neighbours; the result is then replicated."""
-    return _percentile(
-        "percentile", x, q, axis, out, overwrite_input, method, keepdims, weights, interpolation
-    )
-
-
-def nanpercentile(
-    x: Array,
-    /,
-    q: Any,
-    axis: Any = None,
-    out: Any = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-    *,
-    weights: Any = None,
-    interpolation: Any = None,
-) -> Array:
+    neighbours; the result is then replicated.""",
+)
+nanpercentile = _percentile_function(
+    "nanpercentile",
     """NumPy's ``nanpercentile`` (xdist's extension): ``nanquantile`` of ``q / 100``.
-    Communication of ``nanquantile`` (one more ``allreduce`` of the valid counts)."""
-    return _percentile(
-        "nanpercentile", x, q, axis, out, overwrite_input, method, keepdims, weights, interpolation
-    )
+    Communication of ``nanquantile`` (one more ``allreduce`` of the valid counts).""",
+)
