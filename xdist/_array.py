@@ -25,6 +25,7 @@ from ._movement.redistribute import redistribute_block
 from ._runtime import default_comm
 from ._transport.comm import Communicator
 from .backends import get_backend
+from .backends.base import Backend
 
 __all__ = ["Array", "OPERATORS", "WriteBack", "wrap_block"]
 
@@ -94,7 +95,7 @@ class Array:
     _local: Any
     _layout: Layout
     _comm: Communicator
-    _backend: Any
+    _backend: Backend
     _writeback: WriteBack | None
     _strides: tuple[int, ...] | None
 
@@ -102,7 +103,7 @@ class Array:
         raise TypeError("xdist.Array cannot be created directly; use xdist.asarray or from_local")
 
     @classmethod
-    def _new(cls, local: Any, layout: Layout, comm: Communicator, backend: Any) -> Array:
+    def _new(cls, local: Any, layout: Layout, comm: Communicator, backend: Backend) -> Array:
         self = object.__new__(cls)
         self._local = local
         self._layout = layout

@@ -27,6 +27,7 @@ from .. import _array
 from .._layout import Layout, intersect
 from .._movement.collectives import bcast_block
 from .._movement.redistribute import PerRank, exchange_boxes
+from ..backends.base import Backend
 from .keys import (
     Part,
     local_key,
@@ -135,7 +136,7 @@ def _flipped(parts: list[Part]) -> bool:
     return False
 
 
-def take_parts(block: Any, parts: list[Part], backend: Any) -> Any:
+def take_parts(block: Any, parts: list[Part], backend: Backend) -> Any:
     """The selection ``parts`` (in block indices) of ``block``, as a block."""
     key, flips = local_key(parts)
     out = block[(*key, Ellipsis)]  # a trailing Ellipsis keeps NumPy from returning a scalar

@@ -33,7 +33,9 @@ from .._indexing.strides import c_strides, model_strides, note_strides, noted_st
 from .._layout import Layout
 from .._movement.collectives import all_ranks
 from .._movement.redistribute import exchange_boxes, gather_block, redistribute_block
+from .._transport.comm import Communicator
 from .._validation import check_array, check_ints, normalize_axes, normalize_axis, ordered_axes
+from ..backends.base import Backend
 
 __all__ = ["expand_dims", "moveaxis", "permute_dims", "reshape", "squeeze"]
 
@@ -357,7 +359,7 @@ def _range_moves(src: Sequence[tuple[int, int]], dst: Sequence[tuple[int, int]])
     return moves
 
 
-def _move_flat(block: Any, src: Layout, dst: Layout, comm: Any, backend: Any) -> Any:
+def _move_flat(block: Any, src: Layout, dst: Layout, comm: Communicator, backend: Backend) -> Any:
     """This rank's block of ``dst`` from its block of ``src``, both split along axis 0: in C
     order each block is a contiguous range of the flat array, so flat ranges move in one
     all-to-all."""
