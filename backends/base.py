@@ -23,16 +23,16 @@ __all__ = [
 ]
 
 
-# ``arg_best`` searches lines by whole-array passes when that beats NumPy's and Torch's own
-# line-by-line search (measured: NumPy time / passes time, float32 lines):
-# - the axis already first and the block C-contiguous (no copy): 1.6x at 4096 lines of 2 or 8,
-#   5x at 64, still 2x at 256 (and 0.3-0.6x below 1024 lines, where NumPy is in cache);
-# - otherwise the axis is first moved to the front by a copy, which pays off for lines of at
-#   most 16 (2.3x for 8192 lines of 8, 4x for 131072; 0.75-0.97x for lines of 24 to 32).
+# ``arg_best`` searches lines by whole-array passes where that beats NumPy's and Torch's own
+# line-by-line search, whose cost is a fixed amount per line: for many lines (below this many
+# the line-by-line search runs in cache and wins), each short. With the axis already first
+# and the block C-contiguous nothing is copied, so lines up to ``_LEADING_AXIS`` long gain;
+# otherwise the axis is first moved to the front by a copy, which pays for itself only on
+# lines of at most ``_MOVED_AXIS``. The limits are where the two measured equal (float32).
 _LEADING_AXIS, _LEADING_LINES = 256, 4096
 _MOVED_AXIS, _MOVED_LINES = 16, 8192
-# Lines moved by chunks of this many bytes (``BackendBase.by_line_chunks``): 256 KiB was the
-# fastest of 64 KiB to 1 MiB for 100000 x 8 float32 (1 MiB: 1.3x slower).
+# Lines moved by chunks of this many bytes (``BackendBase.by_line_chunks``): a chunk's
+# transposed copy must stay in L2 to be read back from cache; larger chunks measured slower.
 LINE_CHUNK_BYTES = 1 << 18
 
 
@@ -442,13 +442,11 @@ class BackendBase:
         """``argmax`` (``want_max``) or ``argmin`` of a block, in int64.
 
         NumPy and Torch search line by line: along a short axis (k-means' k scores per
-        sample) a few nanoseconds of work cost tens of nanoseconds per line, 4.4 ms for
-        200000 x 8 float32 in NumPy (4.7 ms in Torch). Real CPU blocks of many short lines
-        (the limits above) are therefore searched by whole-array passes instead: the
-        axis moved first and made contiguous, the best value of every line (``min`` over
-        the first axis, vectorized across lines), then the first position holding it, as
-        the maximum of ``(v == best) * (k, k - 1, ..., 1)``. That is 1.2 ms for the same
-        array (0.4 ms when the axis is already first and contiguous). NaN: ``min`` and
+        sample) the fixed cost of each line dwarfs its few comparisons. Real CPU blocks of
+        many short lines (the limits above) are therefore searched by whole-array passes
+        instead: the axis moved first and made contiguous, the best value of every line
+        (``min`` over the first axis, vectorized across lines), then the first position
+        holding it, as the maximum of ``(v == best) * (k, k - 1, ..., 1)``. NaN: ``min`` and
         ``max`` propagate it and ``NaN == NaN`` is false, so only a line holding one has no
         position equal to its best (the maximum is 0); it gets the first NaN's position
         from the same maximum over ``isnan``, as NumPy's answer.
@@ -489,9 +487,7 @@ class BackendBase:
         chunks of lines: each chunk copied with the axis first (``reduce`` takes that
         ``(k, lines)`` array, contiguous, and returns a value per line), one result per
         line, flat. A chunk is ``LINE_CHUNK_BYTES`` (L2-sized), so its copy is written and
-        read in cache rather than through memory as a whole transposed block is: ``argmin``
-        of 100000 x 8 float32 along axis 1 takes 1.0 ms so, 1.6 ms moving it whole (NumPy's
-        own 2.8 ms); of 100000 x 16 float64 3.8 ms, 10 ms whole (NumPy's 4.4 ms)."""
+        read in cache rather than through memory as a whole transposed block is."""
         xp = self.xp
         k = block.shape[-1]
         rows = xp.reshape(block, (-1, k))

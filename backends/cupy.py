@@ -55,8 +55,8 @@ _NAMESPACE = corrected_namespace(f"{__name__}.namespace", _NAMESPACE)
 # cupyx.scipy.special functions that xdist does not use, with why (CuPy 14.2 on an H100):
 # these run SciPy on the host copy of the blocks.
 SPECIAL_ON_HOST = {
-    # Did not return within 100 s on tests/extensions/test_special.py's arguments (0, -0, +-inf, NaN,
-    # +-1, 0.5 and normal samples): the GPU kernel does not terminate on some of them.
+    # The GPU kernel does not terminate on some of tests/extensions/test_special.py's
+    # arguments (0, -0, +-inf, NaN, +-1, 0.5 and normal samples).
     "exp1": "does not terminate",
     # NaN where SciPy gives a number, or a number where SciPy gives NaN, at some of those
     # arguments (infinities, NaN, zeros, negative arguments).

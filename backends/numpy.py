@@ -24,10 +24,10 @@ _CPU = Device("numpy", "cpu")
 
 # NumPy multiplies a matrix by its own transpose (``a @ a.T``: one memory, transposed
 # strides) by BLAS's ``syrk`` and then copies the triangle across, which beats a general
-# product only for wide operands: one thread, a = (8000, k) float32, ``a @ a.T`` against ``a``
-# times a contiguous copy of ``a.T``: 237 against 69 ms at k = 18, 251 / 99 at 64, 323 / 249
-# at 256, but 148 / 236 at k = 1024 (float64 alike; (20000, 4): 1.9 against 0.41 s). Below
-# this many columns the second operand is copied (k x n elements, small beside the n x n out).
+# product only for wide operands: for a narrow ``a`` the product is an outer product, whose
+# n x n output ``syrk`` writes half of and then copies, slower than a general product of ``a``
+# and a contiguous copy of ``a.T``. Below this many columns (where the two measured equal)
+# the second operand is copied (k x n elements, small beside the n x n out).
 _SYRK_MIN_COLUMNS = 512
 
 
@@ -121,11 +121,9 @@ class NumPyBackend(BackendBase):
         return found if found is not None else super().moments(block, axes, n)
 
     def min_max(self, block: np.ndarray, axes: tuple[int, ...], want_max: bool) -> np.ndarray:
-        """NumPy reduces the short last axis of a C-contiguous block line by line, about
-        40 ns a line: ``min`` of 100000 x 8 float32 along axis 1 takes 6.1 ms, 0.55 ms as
-        transposing copies of chunks of lines and a ``min`` of each over its first axis
-        (vectorized across lines; ``by_line_chunks``; 1.1 ms moving the block whole, and
-        for lines of 16 float64 2.6 ms against 8.2 ms whole and NumPy's 6.9 ms). So such
+        """NumPy reduces the short last axis of a C-contiguous block line by line, at a
+        fixed cost per line; transposing copies of chunks of lines and a ``min`` of each
+        over its first axis (vectorized across lines; ``by_line_chunks``) avoid it. So such
         blocks (the limits of ``arg_best``'s moved axis) are reduced that way; the result
         is exact either way (NaN propagates)."""
         if (
@@ -144,18 +142,16 @@ class NumPyBackend(BackendBase):
     def select(self, block: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """NumPy's boolean indexing copies with a branch per element of the mask; ``compress``
         of the C-contiguous block seen as (mask elements) x (the rest) gives the same array
-        2-10x faster. 100000 x 65 float32: 0.18 against 0.066 ms with 5% selected, 2.9
-        against 1.4 ms with half; 100000 float64 with half: 0.40 against 0.055 ms (a
-        random mask defeats branch prediction). On other layouts ``compress`` is slower."""
+        without a branch per element (a random mask defeats branch prediction). On other
+        layouts ``compress`` is slower."""
         if mask.ndim == 0 or not block.flags.c_contiguous:
             return super().select(block, mask)
         rows = block.reshape((math.prod(mask.shape), *block.shape[mask.ndim :]))
         return np.compress(mask.reshape(-1), rows, axis=0)
 
     def matmul_into(self, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-        """BLAS writes into the columns of the result block directly (its rows strided): a
-        (10000, 18) @ (18, 10000) float32 product takes 0.09 s so, 0.17 s as a product
-        and a copy, one thread."""
+        """BLAS writes into the columns of the result block directly (its rows strided),
+        which saves writing the product and then copying it."""
         np.matmul(a, gemm_operand(a, b), out=out)
 
     def solve_upper_right(self, b: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -166,8 +162,8 @@ class NumPyBackend(BackendBase):
         return found if found is not None else super().solve_upper_right(b, r)
 
     def vecdot_last_axis(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        # One pass with no product array: 3.0 ms instead of 11.2 ms for 200000 x 64 float32
-        # (along other axes NumPy's vecdot is much slower; Torch's is no faster than the sum).
+        # One pass with no product array along the last axis (along other axes NumPy's vecdot
+        # is slower than a product and a sum; Torch's CPU blocks borrow this one on views).
         return self.xp.vecdot(a, b, axis=-1)
 
     def device_contiguous(self, block: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """NumPy's results for the elementwise functions whose special values or overflow another
 library computes differently, written against NumPy's module API (``m`` is ``numpy`` or
-``cupy``): the same code runs on NumPy, where tests/backends/test_numpy_semantics.py checks it against
-NumPy's own loops on grids of special values, and on CuPy, which uses it (backends/cupy.py).
+``cupy``): the same code runs on NumPy, where tests/backends/test_numpy_semantics.py checks it
+against NumPy's own loops on grids of special values, and on CuPy, which uses it
+(backends/cupy.py).
 
 What CuPy 14.2 gave on an H100 that NumPy does not (a sweep of every elementwise function
 over 0, -0, +-1, +-inf, NaN, the largest and smallest normal numbers; docs/backends.md):

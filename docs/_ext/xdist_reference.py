@@ -1,10 +1,11 @@
 """What every public name of xdist communicates, with a runnable example: the registry that the
 API reference appends to each docstring (``xdist_sphinx.py``) and that the tests check.
 
-- ``tests/packaging/test_docs.py::test_every_public_name_has_an_entry`` fails when a public name has no
-  entry here (a new function must come with its note and example) or an entry names nothing.
-- ``tests/packaging/test_docs.py::test_reference_examples`` runs every example (its ``setup``, then its
-  ``code``) in one process per rank count, and at 3 ranks compares the collectives that
+- ``tests/packaging/test_docs.py::test_every_public_name_has_an_entry`` fails when a public
+  name has no entry here (a new function must come with its note and example) or an entry
+  names nothing.
+- ``tests/packaging/test_docs.py::test_reference_examples`` runs every example (its
+  ``setup``, then its ``code``) in one process per rank count, and at 3 ranks compares the collectives that
   ``code`` makes, counted by ``xdist.count_collectives()``, with ``sends``: the counts the page
   shows are measured, not written by hand. On one rank nothing is sent.
 
