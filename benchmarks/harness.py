@@ -73,6 +73,30 @@ def timed(fn: Callable[[], object], repeat: int, mpi) -> float:
     return statistics.median(times)
 
 
+def blas_report(kind: str) -> str:
+    """The BLAS this process runs (threadpoolctl), and Torch's where Torch is used."""
+    from threadpoolctl import threadpool_info
+
+    parts = []
+    for info in threadpool_info():
+        if info.get("user_api") != "blas":
+            continue
+        parts.append(
+            f"{info.get('internal_api')} {info.get('version')} {info.get('architecture')} "
+            f"kernel, {info.get('num_threads')} threads ({Path(info['filepath']).name})"
+        )
+    if kind == "torch" or (kind == "xdist" and os.environ.get("XDIST_BACKEND") == "torch"):
+        import re
+
+        import torch
+
+        blas = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
+        name = blas.group(1) if blas else "unknown"
+        parts.append(f"torch's BLAS {name}, {torch.get_num_threads()} threads")
+    unset = ", ".join(f"{k}={os.environ[k]}" for k in UNSET_BLAS if k in os.environ) or "unset"
+    return "; ".join(parts) + f"; OPENBLAS_CORETYPE/L2_SIZE {unset}"
+
+
 # -- the driver ----------------------------------------------------------------------------
 
 
@@ -82,12 +106,18 @@ def thread_env(n: int) -> dict[str, str]:
     return dict.fromkeys(names, str(n)) | {"VECLIB_MAXIMUM_THREADS": str(n)}
 
 
+# Set by some machine images for old OpenBLAS builds; they pin a slower kernel than the one
+# OpenBLAS picks from the CPU, so no contender runs with them.
+UNSET_BLAS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
 def child_env(drop: Callable[[str], bool] = lambda name: False) -> dict[str, str]:
-    """This process's environment, less the variables ``drop`` names, for a contender:
+    """This process's environment, less ``UNSET_BLAS`` and the variables ``drop`` names, for a
+    contender:
     SciPy's array API on, a fixed hash seed, and Torch's large CPU tensors on huge pages, as
     NumPy's arrays are and as xdist's Torch backend asks (backends/torch.py), so that the
     Torch peer and xdist's Torch backend use the same allocator."""
-    env = {k: v for k, v in os.environ.items() if not drop(k)}
+    env = {k: v for k, v in os.environ.items() if k not in UNSET_BLAS and not drop(k)}
     env.setdefault("THP_MEM_ALLOC_ENABLE", "1")
     return env | {"SCIPY_ARRAY_API": "1", "PYTHONHASHSEED": "0"}
 

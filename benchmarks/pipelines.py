@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -66,35 +65,10 @@ CONTENDERS = {
     "xdist2": ("xdist-2", "xdist", "numpy", 2, 1),
     "xdist2torch": ("xdist-2 torch", "xdist", "torch", 2, 1),
 }
-UNSET = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")  # OpenBLAS chooses by the CPU, for all
 COUNTED = "xdist2"  # the contender whose collectives, bytes and gathers the table shows
 
 
 # -- inside a contender's process -------------------------------------------------------------
-
-
-def _blas(kind: str) -> str:
-    """The BLAS this process runs (threadpoolctl), and Torch's where Torch is used."""
-    from threadpoolctl import threadpool_info
-
-    parts = []
-    for info in threadpool_info():
-        if info.get("user_api") != "blas":
-            continue
-        parts.append(
-            f"{info.get('internal_api')} {info.get('version')} {info.get('architecture')} "
-            f"kernel, {info.get('num_threads')} threads ({Path(info['filepath']).name})"
-        )
-    if kind == "torch" or os.environ.get("XDIST_BACKEND") == "torch":
-        import re
-
-        import torch
-
-        blas = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
-        name = blas.group(1) if blas else "unknown"
-        parts.append(f"torch's BLAS {name}, {torch.get_num_threads()} threads")
-    unset = ", ".join(f"{k}={os.environ[k]}" for k in UNSET if k in os.environ) or "unset"
-    return "; ".join(parts) + f"; OPENBLAS_CORETYPE/L2_SIZE {unset}"
 
 
 def _host_piece(v, rank: int):
@@ -269,7 +243,7 @@ def serve(kind: str) -> None:
                     results[name] = me.check(
                         case, msg["rows"], refdir, msg["reference"], msg["gather_elements"]
                     )
-                reply = {"results": results, "blas": _blas(kind)}
+                reply = {"results": results, "blas": harness.blas_report(kind)}
                 if me.mpi is not None:
                     reply["ranks"] = me.mpi.size
             elif msg["cmd"] == "time":
@@ -286,7 +260,7 @@ def _child_env() -> dict[str, str]:
     """The environment of every contender: without OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, and
     without an enclosing MPI job's variables (a test may run this under mpiexec)."""
     mpi_vars = ("PMI_", "PMIX_", "OMPI_", "HYDRA_", "MPI_LOCAL")
-    return harness.child_env(lambda k: k in UNSET or k.startswith(mpi_vars))
+    return harness.child_env(lambda k: k.startswith(mpi_vars))
 
 
 def start(names: list[str], timeout: float) -> dict:

@@ -14,7 +14,7 @@ import os
 import traceback
 
 import numpy as np
-from harness import answer, command, timed
+from harness import answer, blas_report, command, timed
 from workloads_cases import (
     KMEANS_ITERS,
     KMEANS_K,
@@ -273,4 +273,4 @@ def _threads(kind: str) -> str:
         out += f", torch.get_num_threads()={torch.get_num_threads()}"
     if hasattr(os, "sched_getaffinity"):
         out += f", CPUs {len(os.sched_getaffinity(0))}"
-    return out
+    return out + "; " + blas_report(kind)
