@@ -10,7 +10,8 @@
   without a device make tensors on the meta device, so a block mixed with a tensor made on
   Torch's default device raises as it does on a GPU, where that default (the CPU) is not the
   blocks' device. The test command runs the Torch suite once so (tests/run.py).
-- Every test has a watchdog: past ``XDIST_TEST_TIMEOUT`` seconds (default 120) the stacks are
+- Every test has a watchdog: past ``XDIST_TEST_TIMEOUT`` seconds (default 120), or the
+  longer ``@pytest.mark.time_limit(seconds)`` of a test that builds something, the stacks are
   dumped and the process exits, which ends the MPI job.
 """
 
@@ -145,7 +146,11 @@ def pytest_collectreport(report) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _watchdog():
-    faulthandler.dump_traceback_later(_TIMEOUT, exit=True, file=sys.__stderr__)
+def _watchdog(request):
+    # ``@pytest.mark.time_limit(seconds)``: a test that builds something (the docs site)
+    # may take longer than the limit for one test; it still has one.
+    marker = request.node.get_closest_marker("time_limit")
+    limit = max(_TIMEOUT, marker.args[0]) if marker else _TIMEOUT
+    faulthandler.dump_traceback_later(limit, exit=True, file=sys.__stderr__)
     yield
     faulthandler.cancel_dump_traceback_later()

@@ -200,8 +200,10 @@ class ExampleRun(SphinxDirective):
         command = [sys.executable, str(script)]
         if exe is not None:
             command = [exe, "-n", "2", *command]
-        # a build started inside an MPI job must not hand its job's variables to the example
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "OMPI"))}
+        # a build started inside an MPI job (or with XDIST_COMM=self, as the tests build it)
+        # must not hand its job's variables or xdist's settings to the example
+        skip = ("PMI", "MPI", "OMPI", "XDIST_")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(skip)}
         env.update(OVERSUBSCRIBE, XDIST_BACKEND="numpy", OMP_NUM_THREADS="1")
         out_dir = Path(self.env.srcdir) / "examples" / "_output"
         out_dir.mkdir(parents=True, exist_ok=True)

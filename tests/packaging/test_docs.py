@@ -200,6 +200,7 @@ def test_code_blocks_run(page, monkeypatch):
     SIZE > 1 or BACKEND.name != "numpy",
     reason="the site is built once per test command: NumPy backend, one rank",
 )
+@pytest.mark.time_limit(600)  # the build runs the examples of the gallery
 def test_site_builds_with_warnings_as_errors(tmp_path):
     pytest.importorskip("sphinx", reason="the docs extra: pip install -e '.[docs]'")
     for module in ("pydata_sphinx_theme", "numpydoc", "myst_parser"):
