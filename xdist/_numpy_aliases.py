@@ -1,6 +1,12 @@
 """NumPy's names for functions the standard spells differently, beyond the standard, for
 libraries that call them on the namespace (xarray's ``duck_array_ops.transpose`` calls
-``xp.transpose``, its ``cross`` ``xp.cross``)."""
+``xp.transpose``, its ``cross`` ``xp.cross``) and for users who type NumPy's
+(``concatenate``, ``hstack``, ``vstack``, ``column_stack``).
+
+The joining functions are ``concat`` after NumPy's reshapes of the inputs (``expand_dims``
+and ``reshape`` of 0-d and 1-D inputs: local), so they move what ``concat`` moves: nothing
+for inputs split alike along another axis than the joined one (or replicated), else one
+all-to-all."""
 
 from __future__ import annotations
 
@@ -9,10 +15,21 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, replicated_operand
-from ._manipulation_functions import moveaxis, permute_dims, stack
+from ._manipulation_functions import concat, expand_dims, moveaxis, permute_dims, reshape, stack
 from ._validation import check_array, normalize_axis
 
-__all__ = ["cross", "transpose"]
+__all__ = ["column_stack", "concatenate", "cross", "hstack", "transpose", "vstack"]
+
+
+def refuse(func: str, **given: Any) -> None:
+    """A NotImplementedError naming the NumPy arguments of ``func`` that xdist does not take
+    (each given as ``None`` where it has its default)."""
+    used = sorted(k for k, v in given.items() if v is not None)
+    if used:
+        raise NotImplementedError(
+            f"{func}: the argument{'s' if len(used) > 1 else ''} {', '.join(used)} "
+            f"{'are' if len(used) > 1 else 'is'} not supported on xdist arrays"
+        )
 
 
 def transpose(x: Array, /, axes: Any = None) -> Array:
@@ -55,3 +72,66 @@ def cross(
     a2, b2 = _component(a, 2), _component(b, 2)
     c = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
     return moveaxis(c, -1, normalize_axis(axisc, c.ndim, "cross", "axisc"))
+
+
+# -- joining ------------------------------------------------------------------------------------
+def _arrays(arrays: Any, func: str, dtype: Any, casting: Any) -> list[Array]:
+    """NumPy's sequence of arrays as xdist arrays: NumPy data beside them replicated (each
+    compared across the ranks, as any NumPy operand)."""
+    refuse(func, dtype=dtype, casting=None if casting == "same_kind" else casting)
+    if not isinstance(arrays, (list, tuple)):
+        raise TypeError(
+            f"{func}: arrays must be a list or tuple of arrays, got {type(arrays).__name__}"
+        )
+    like = next((a for a in arrays if isinstance(a, Array)), None)
+    if like is None:
+        raise TypeError(f"{func}: arrays must hold at least one xdist array")
+    return [
+        a if isinstance(a, Array) else replicated_operand(like, np.asarray(a), func) for a in arrays
+    ]
+
+
+def concatenate(
+    arrays: Any,
+    /,
+    axis: int | None = 0,
+    out: Any = None,
+    *,
+    dtype: Any = None,
+    casting: str = "same_kind",
+) -> Array:
+    """NumPy's ``concatenate`` (xdist's extension): the standard's ``concat`` (``axis=None``
+    flattens in C order). ``out``, ``dtype`` and ``casting`` are not supported. Communication
+    of ``concat``."""
+    refuse("concatenate", out=out)
+    return concat(_arrays(arrays, "concatenate", dtype, casting), axis=axis)
+
+
+def _at_least(x: Array, ndim: int, axis: int) -> Array:
+    """NumPy's ``atleast_1d``/``atleast_2d`` shapes (``column_stack``'s columns with
+    ``axis=1``): a 0-d array as ``(1,)*ndim``, a 1-D one with a new axis at ``axis``."""
+    if x.ndim == 0:
+        return reshape(x, (1,) * ndim)
+    if x.ndim < ndim:
+        return expand_dims(x, axis=axis)
+    return x
+
+
+def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Array:
+    """NumPy's ``hstack`` (xdist's extension): ``concat`` along the first axis of 1-D inputs
+    (0-d ones made 1-D), else along the second. Communication of ``concat``."""
+    arrays = [_at_least(a, 1, 0) for a in _arrays(tup, "hstack", dtype, casting)]
+    return concat(arrays, axis=0 if arrays[0].ndim == 1 else 1)
+
+
+def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Array:
+    """NumPy's ``vstack`` (xdist's extension): ``concat`` along the first axis, 1-D inputs
+    made rows (``(1, N)``) and 0-d ones ``(1, 1)``. Communication of ``concat``."""
+    return concat([_at_least(a, 2, 0) for a in _arrays(tup, "vstack", dtype, casting)], axis=0)
+
+
+def column_stack(tup: Any) -> Array:
+    """NumPy's ``column_stack`` (xdist's extension): ``concat`` along the second axis, 1-D
+    inputs made columns (``(N, 1)``) and 0-d ones ``(1, 1)``. Communication of ``concat``."""
+    arrays = _arrays(tup, "column_stack", None, "same_kind")
+    return concat([_at_least(a, 2, 1) for a in arrays], axis=1)

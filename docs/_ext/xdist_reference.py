@@ -522,6 +522,18 @@ _add(
     INT + "wanted = xp.asarray(np.array([1, 5]))  # replicated\n",
 )
 
+# -- NumPy's names beyond the standard: comparisons, scans, joining, array, argwhere, unique --
+_add(
+    ["xdist.concatenate", "xdist.hstack", "xdist.vstack", "xdist.column_stack"],
+    "NumPy's joining functions (beyond the standard): ``concat`` after local reshapes of 0-d "
+    "and 1-D inputs (``axis=None`` flattens). None for inputs split alike along another axis "
+    "than the joined one, or replicated; otherwise every input's pieces move to the output's "
+    "owners in one all-to-all. Nothing is gathered.",
+    "y = xp.{name}([x, x])",
+)
+REFERENCE["xdist.concatenate"].sends["alltoallv"] = 1  # along the split axis
+REFERENCE["xdist.vstack"].sends["alltoallv"] = 1
+
 # -- indexing, linear algebra ----------------------------------------------------------------
 _add(
     ["xdist.take", "xdist.take_along_axis"],

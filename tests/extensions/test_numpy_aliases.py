@@ -56,3 +56,84 @@ def test_cross_along_another_axis():
 def test_cross_of_other_lengths_raises():
     with pytest.raises(ValueError, match="cross: the vectors must both have 3 components"):
         xdist.cross(distribute(np.ones((4, 4)), 0), np.ones((4, 4)))
+
+
+# -- concatenate, hstack, vstack, column_stack ------------------------------------------------
+def joined_inputs():
+    """Inputs of every rank NumPy's joining functions take, 0-d to 2-D."""
+    m = random_array((7, 3), seed=5)
+    return {
+        "columns": [m, m[:, :2] + 1.0, m[:, :1]],
+        "rows": [m, m[:2] * 2.0],
+        "1d": [m[:, 0], m[:, 1] + 0.5],
+        "0d": [np.array(1.5), np.array(-2.0)],
+    }
+
+
+def _joined_layouts(arrays):
+    """Each input laid out the same way (the first's every layout), and mixed: the first
+    split, the rest NumPy (replicated)."""
+    for case in layouts(arrays[0].shape):
+        if all(a.ndim == arrays[0].ndim for a in arrays) and case[1] is None:
+            yield [distribute(a, *case) for a in arrays]
+        yield [distribute(arrays[0], *case), *arrays[1:]]
+
+
+@pytest.mark.parametrize(
+    "name,kind",
+    [
+        (name, kind)
+        for name, kinds in {
+            "hstack": ["columns", "1d", "0d"],
+            "vstack": ["rows", "1d", "0d"],
+            "column_stack": ["columns", "1d", "0d"],
+        }.items()
+        for kind in kinds
+    ],
+)
+def test_stacking_matches_numpy(name, kind):
+    arrays = joined_inputs()[kind]
+    want = getattr(np, name)(arrays)
+    for xs in _joined_layouts(arrays):
+        assert_equal(without_gathers(getattr(xdist, name), xs), want)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_concatenate_matches_numpy(axis):
+    m = random_array((7, 3), seed=6)
+    arrays = [m, m + 1.0] if axis is None else [m, m * 2.0]
+    want = np.concatenate(arrays, axis=axis)
+    for xs in _joined_layouts(arrays):
+        assert_equal(without_gathers(xdist.concatenate, xs, axis=axis), want)
+    ints = [np.arange(6).reshape(2, 3), np.ones((1, 3), "float32")]
+    assert_equal(xdist.concatenate([distribute(ints[0], 0), ints[1]]), np.concatenate(ints))
+
+
+def test_joining_along_another_axis_than_the_split_sends_nothing():
+    a, b = random_array((7, 3), seed=7), random_array((7, 2), seed=8)
+    x, y = distribute(a, 0), distribute(b, 0)
+    with xdist.count_collectives() as counts:
+        got = [xdist.hstack([x, y]), xdist.column_stack([x[:, 0], y]), xdist.concatenate((x, y), 1)]
+    assert counts == Counter()
+    for g in got[::2]:
+        assert g.split == 0 and g.counts == x.counts
+        assert_equal(g, np.hstack([a, b]))
+
+
+@pytest.mark.parametrize(
+    "call,exc,match",
+    [
+        (lambda x: xdist.concatenate([x], out=x), NotImplementedError, "argument out"),
+        (lambda x: xdist.concatenate([x], dtype="f4"), NotImplementedError, "argument dtype"),
+        (lambda x: xdist.hstack([x], casting="unsafe"), NotImplementedError, "argument casting"),
+        (lambda x: xdist.vstack(x), TypeError, "vstack: arrays must be a list or tuple"),
+        (lambda x: xdist.column_stack([np.ones(3)]), TypeError, "at least one xdist array"),
+        (lambda x: xdist.concatenate([x, x[:, :2]], axis=0), ValueError, "concat: arrays"),
+    ],
+)
+def test_joining_errors_before_any_message(call, exc, match):
+    x = distribute(np.ones((7, 3)), 0)
+    with xdist.count_collectives() as counts:
+        with pytest.raises(exc, match=match):
+            call(x)
+    assert counts == Counter()
