@@ -13,6 +13,7 @@ from . import _editions, _indexing, _numpy_interop, fft, io, lib, linalg, random
 from ._array import OPERATORS as _OPERATORS
 from ._array import Array
 from ._bincount import bincount
+from ._comparisons import allclose, array_equal, isclose
 from ._config import config_context, get_config, set_config
 from ._constants import e, inf, nan, newaxis, pi
 from ._covariance import corrcoef, cov

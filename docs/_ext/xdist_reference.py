@@ -534,6 +534,20 @@ _add(
 REFERENCE["xdist.concatenate"].sends["alltoallv"] = 1  # along the split axis
 REFERENCE["xdist.vstack"].sends["alltoallv"] = 1
 
+_add(
+    "xdist.isclose",
+    "NumPy's ``isclose`` (beyond the standard), elementwise in one pass. " + ELEMENTWISE,
+    "c = xp.isclose(x, x + 1e-9)",
+)
+_add(
+    ["xdist.allclose", "xdist.array_equal"],
+    "NumPy's (beyond the standard): a Python bool, the same on every rank. The elementwise "
+    "comparison (as ``isclose``), then one allreduce of one byte for a split operand; none "
+    "when every operand is replicated. ``array_equal`` of shapes that differ is ``False`` "
+    "with no message.",
+    "same = xp.{name}(x, x + 0.0)",
+    sends={"allreduce": 1},
+)
 # -- indexing, linear algebra ----------------------------------------------------------------
 _add(
     ["xdist.take", "xdist.take_along_axis"],
@@ -1619,6 +1633,7 @@ _BESIDE = {
     "xdist._rounding": "elementwise",
     "xdist._numpy_aliases": "manipulation",
     "xdist._gradient": "utility",
+    "xdist._comparisons": "utility",
 }
 _MODULES = {"xdist.lib": "manipulation"}  # namespace attributes that are modules
 _FIXED = {
