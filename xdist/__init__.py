@@ -18,6 +18,7 @@ from ._config import config_context, get_config, set_config
 from ._constants import e, inf, nan, newaxis, pi
 from ._covariance import corrcoef, cov
 from ._creation_functions import *  # noqa: F403
+from ._cumulative import cumprod, cumsum
 from ._data_type_functions import *  # noqa: F403
 from ._distribution_functions import balance, from_local, resplit, show, to_numpy
 from ._dtypes import (

@@ -548,6 +548,15 @@ _add(
     "same = xp.{name}(x, x + 0.0)",
     sends={"allreduce": 1},
 )
+_add(
+    ["xdist.cumsum", "xdist.cumprod"],
+    "NumPy's names for ``cumulative_sum`` and ``cumulative_prod`` (beyond the standard). None "
+    "along an axis that is not split; along the split axis one exscan of the blocks' totals. "
+    "``axis=None`` flattens in C order first: locally for an array split along its first axis "
+    "(or replicated), by one all-to-all for one split along another axis.",
+    "c = xp.{name}(x)  # flattened",
+    sends={"exscan": 1},
+)
 # -- indexing, linear algebra ----------------------------------------------------------------
 _add(
     ["xdist.take", "xdist.take_along_axis"],
@@ -1633,6 +1642,7 @@ _BESIDE = {
     "xdist._rounding": "elementwise",
     "xdist._numpy_aliases": "manipulation",
     "xdist._gradient": "utility",
+    "xdist._cumulative": "statistical",
     "xdist._comparisons": "utility",
 }
 _MODULES = {"xdist.lib": "manipulation"}  # namespace attributes that are modules
