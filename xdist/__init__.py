@@ -10,6 +10,7 @@ import functools as _functools
 import sys as _sys
 
 from . import _editions, _indexing, _numpy_interop, fft, io, lib, linalg, random, special
+from ._argwhere import argwhere
 from ._array import OPERATORS as _OPERATORS
 from ._array import Array
 from ._bincount import bincount

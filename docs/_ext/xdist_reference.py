@@ -557,6 +557,14 @@ _add(
     "c = xp.{name}(x)  # flattened",
     sends={"exscan": 1},
 )
+_add(
+    "xdist.argwhere",
+    "NumPy's ``argwhere`` (beyond the standard): ``nonzero``'s one allgather of the per-rank "
+    "counts (after one all-to-all for an array split along another axis than the first); the "
+    "result is split along its first axis with exact counts, its columns joined locally.",
+    "k = xp.argwhere(x > 5.0)",
+    sends={"allgather": 1},
+)
 # -- indexing, linear algebra ----------------------------------------------------------------
 _add(
     ["xdist.take", "xdist.take_along_axis"],
@@ -1642,6 +1650,7 @@ _BESIDE = {
     "xdist._rounding": "elementwise",
     "xdist._numpy_aliases": "manipulation",
     "xdist._gradient": "utility",
+    "xdist._argwhere": "searching",
     "xdist._cumulative": "statistical",
     "xdist._comparisons": "utility",
 }
