@@ -52,6 +52,7 @@ from ._missing_names import hint as _hint
 from ._movement.gathers import GatherWarning
 from ._nan_functions import *  # noqa: F403
 from ._numpy_aliases import column_stack, concatenate, cross, hstack, transpose, vstack
+from ._numpy_array import array
 from ._numpy_statistics import average, ptp
 from ._pad import pad
 from ._quantile import nanmedian, nanpercentile, nanquantile, percentile, quantile

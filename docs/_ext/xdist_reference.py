@@ -565,6 +565,14 @@ _add(
     "k = xp.argwhere(x > 5.0)",
     sends={"allgather": 1},
 )
+_add(
+    "xdist.array",
+    "NumPy's constructor (beyond the standard): ``asarray`` with ``copy=True`` by default. "
+    "Data that is not an xdist array: one allgather agreeing on its shape and dtype (and one "
+    "of a checksum under ``check_replicated``); an xdist array: none (each rank copies its "
+    "block), unless a new ``split`` moves it. ``ndmin``'s leading axes are added locally.",
+    "y = xp.array(x, ndmin=3)  # a copy of shape (1, 4, 3)",
+)
 # -- indexing, linear algebra ----------------------------------------------------------------
 _add(
     ["xdist.take", "xdist.take_along_axis"],
@@ -1650,6 +1658,7 @@ _BESIDE = {
     "xdist._rounding": "elementwise",
     "xdist._numpy_aliases": "manipulation",
     "xdist._gradient": "utility",
+    "xdist._numpy_array": "creation",
     "xdist._argwhere": "searching",
     "xdist._cumulative": "statistical",
     "xdist._comparisons": "utility",
