@@ -65,6 +65,7 @@ from ._sliding_window import sliding_window_view
 from ._sorting_functions import *  # noqa: F403
 from ._statistical_functions import *  # noqa: F403
 from ._transport.comm import Communicator, SelfComm, count_collectives
+from ._unique import unique
 from ._utility_functions import *  # noqa: F403
 from ._version import __version__
 

@@ -573,6 +573,18 @@ _add(
     "block), unless a new ``split`` moves it. ``ndmin``'s leading axes are added locally.",
     "y = xp.array(x, ndmin=3)  # a copy of shape (1, 4, 3)",
 )
+_add(
+    "xdist.unique",
+    "NumPy's ``unique`` with its flags (beyond the standard). A replicated ``x``: none. A "
+    "split ``x``: the set functions' messages for what the flags ask (allgathers of counts and "
+    "samples, one all-to-all of the run records, an allgatherv of at most one value per rank, "
+    "one all-to-all more for the inverse), and for floating data with ``equal_nan`` one "
+    "allreduce counting the NaNs, which become one value. Results split with exact counts. "
+    "Nothing is gathered.",
+    "u, counts = xp.unique(v, return_counts=True)",
+    _IMPORTS + "v = xp.asarray(np.array([3.0, np.nan, 3.0, 1.0, np.nan, 2.0]), split=0)\n",
+    {"allgather": 3, "allgatherv": 2, "alltoall": 1, "alltoallv": 1, "allreduce": 1},
+)
 # -- indexing, linear algebra ----------------------------------------------------------------
 _add(
     ["xdist.take", "xdist.take_along_axis"],
@@ -1658,6 +1670,7 @@ _BESIDE = {
     "xdist._rounding": "elementwise",
     "xdist._numpy_aliases": "manipulation",
     "xdist._gradient": "utility",
+    "xdist._unique": "set",
     "xdist._numpy_array": "creation",
     "xdist._argwhere": "searching",
     "xdist._cumulative": "statistical",
