@@ -62,7 +62,8 @@ class WriteBack:
     (``_indexing.basic.Selection``: a basic key; ``_manipulation_functions.shapes.Reshape``
     and ``Permutation``); the view's maker creates it, and each write into the view calls
     ``written``. An array that views nothing, or shares the memory of an array that writes
-    nothing back, holds ``None`` and pays nothing.
+    nothing back, holds ``None`` and pays nothing. Writes into a view's ``local`` block are
+    the caller's own: nothing carries them.
     """
 
     __slots__ = ("base",)
