@@ -7,7 +7,7 @@ epochs, with and without the Gram matrix) and the moments (8192 x 8192 float64) 
 data, counts their collectives with ``xdist.count_collectives()`` and prints, for each, the
 busiest rank's counted calls, bytes and messages beside the model's
 (``benchmarks/cost_model.py``). ``tests/movement/test_cost_model.py`` checks the same formulas on
-small arrays in the test command; this script shows they hold at the sizes of issue 18
+small arrays in the test command; this script shows they hold at the workloads' sizes
 (memory: about 1 GB per process at 2 ranks).
 """
 

@@ -1,4 +1,5 @@
-"""Issue #18's four workloads on one GPU: xdist's Torch-CUDA and CuPy backends against Torch.
+"""The four workloads of benchmarks/workloads.py on one GPU: xdist's Torch-CUDA and CuPy
+backends against Torch.
 
     python benchmarks/gpu.py [--scale 1.0] [--cdist-rows 20000] [--repeat 7]
         [--only kmeans,lasso,moments,cdist] [--contenders torch,xdist-torch,xdist-cupy]

@@ -3,7 +3,7 @@ pandas in one process, in the same run.
 
     python benchmarks/io.py [--size 2] [--ranks 1,2] [--repeat 3] [--dir /tmp] [--cold]
 
-The array is ``--size`` GiB of float32 in 32 columns (the issue's 1e6 x 32 shape, scaled);
+The array is ``--size`` GiB of float32 in 32 columns (1e6 x 32 at 0.12 GiB, scaled);
 CSV uses a 64th of it (text is slow everywhere). The driver times the references in this
 process: ``np.save``/``np.load``, h5py writing and reading the dataset whole, zarr (no
 compression, the same chunks as xdist) and pandas ``to_csv``/``read_csv``. Then it runs this
@@ -215,7 +215,7 @@ def _table(ref: dict, results: dict, gib: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=float, default=0.25, help="GiB of float32 (2: the issue)")
+    parser.add_argument("--size", type=float, default=0.25, help="GiB of float32")
     parser.add_argument("--ranks", default="1,2")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where the files go")

@@ -14,7 +14,7 @@ chunks of 4096 rows each from its own seed, as ``benchmarks/workloads.py``):
 - ``reg``: ``rows x 16`` float64, features of different scales and offsets; ``y`` a linear
   function of them plus noise (float64);
 - ``cls``: the same features; ``y`` three classes (int64) from a noisy linear score;
-- ``pca``: ``rows / 5 x 64`` float32 (200000 x 64 at 1,000,000 rows, the issue's PCA size),
+- ``pca``: ``rows / 5 x 64`` float32 (200000 x 64 at 1,000,000 rows),
   features with decaying scales, so that the leading components are well separated.
 """
 

@@ -1,4 +1,5 @@
-"""Collectives on blocks: the one place above the transport that talks to the communicator.
+"""Collectives on blocks: with ``redistribute.py`` (the layout-to-layout moves), the one
+place above the transport that talks to the communicator.
 
 Each idiom that several chapters use is named once here, and the chapter modules call these
 functions instead of the communicator (``tests/packaging/test_architecture.py`` keeps it so):
@@ -19,8 +20,9 @@ functions instead of the communicator (``tests/packaging/test_architecture.py`` 
   halves travel in a constructor's agreement row) and ``checksums`` (an allgather of them).
 
 A "block" is an array of the backend library (possibly on a GPU); "host" arrays are NumPy.
-Staging a block to the host and back is done here, so the device (and, with a CUDA-aware MPI,
-the device path) is handled in one place.
+The collectives of blocks stage them to the host and back here, so the device (and, with a
+CUDA-aware MPI, the device path) is handled in one place; a few chapters stage small host
+arrays of their own (docs/architecture.md lists them).
 """
 
 from __future__ import annotations
