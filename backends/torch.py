@@ -393,7 +393,13 @@ class TorchBackend(BackendBase):
         return self._from[block.dtype]
 
     def asarray(self, obj: Any, dtype=None, device=None, copy=None) -> torch.Tensor:
+        if isinstance(obj, np.generic):
+            obj = np.asarray(obj)
         if isinstance(obj, np.ndarray):
+            if obj.ndim == 0 and copy:
+                # Torch refuses copy=True of a 0-d NumPy array with a dtype change ("can't
+                # alias"): the copy is made here, and Torch may use it as it is.
+                obj, copy = obj.copy(), None
             if any(st < 0 for st in obj.strides):
                 # Torch cannot view negative strides (a reversed NumPy slice): copy it first.
                 if copy is False:

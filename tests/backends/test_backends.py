@@ -393,3 +393,21 @@ _REPLACED = {
     "torch": ("floor_divide", "matmul", "sum", "concat"),
     "cupy": ("floor_divide",),
 }
+
+
+@pytest.mark.parametrize("name", _INSTALLED)
+@pytest.mark.parametrize("value", [np.asarray(3.5), np.float64(3.5), np.float32(-2.0), 7])
+@pytest.mark.parametrize("dtype", [None, "float32", "float64"])
+def test_asarray_copies_a_0d_value_with_a_dtype_change(name, value, dtype):
+    """``copy=True`` of a 0-d NumPy value into another dtype (Torch refuses it on its own)."""
+    b = get_backend(name)
+    if dtype is None and isinstance(value, int):
+        dtype = "float64"  # a Python int asked into a float: the dtype is the point here
+    block = b.asarray(value, dtype=None if dtype is None else np.dtype(dtype), copy=True)
+    host = b.to_host(block)
+    assert host.shape == () and float(host) == float(value)
+    if dtype is not None:
+        assert host.dtype == np.dtype(dtype)
+    before = float(value)
+    block[...] = 0  # a copy: the value given is untouched
+    assert float(value) == before
