@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ._config import get_config
 from ._dtypes import ALL_DTYPES
 from ._formatting import format_values, summary_indices
 from ._layout import Layout
+from ._movement.agreement import differing_copies
 from ._movement.broadcast import align_block
-from ._movement.collectives import bcast_host, checksums, differing_ranks
+from ._movement.collectives import bcast_host
 from ._movement.gathers import warn_gather
 from ._movement.redistribute import redistribute_block
 from ._runtime import default_comm
@@ -850,17 +850,15 @@ def replicated_operand(like: Array, value: Any, func: str) -> Array:
             f"{func}: an operand of dtype {getattr(value, 'dtype', type(value).__name__)} has "
             "no standard dtype; convert it first (e.g. .astype(np.float64))"
         )
-    mode = get_config().check_replicated
-    if mode and like._comm.size > 1 and not isinstance(value, np.generic):
-        sums = checksums(block, like._comm, backend, full=mode == "full")
-        if len(set(sums)) > 1:
-            raise ValueError(
-                f"{func}: an operand that is not an xdist array differs between ranks: "
-                f"{differing_ranks(sums)}. It must be the same on every rank: seed every "
-                "rank's random generator alike, or make per-rank data an xdist array with "
-                "xdist.from_local(block, split=0). (The check_replicated setting, "
-                "XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
-            )
+    differ = None if isinstance(value, np.generic) else differing_copies(block, like._comm, backend)
+    if differ is not None:
+        raise ValueError(
+            f"{func}: an operand that is not an xdist array differs between ranks: "
+            f"{differ}. It must be the same on every rank: seed every "
+            "rank's random generator alike, or make per-rank data an xdist array with "
+            "xdist.from_local(block, split=0). (The check_replicated setting, "
+            "XDIST_CHECK_REPLICATED=0, turns this comparison off.)"
+        )
     return Array._new(block, Layout.replicated(tuple(block.shape)), like._comm, backend)
 
 
