@@ -33,6 +33,7 @@ from ._movement.redistribute import redistribute_block
 from ._transport.comm import ReduceOp
 from ._utility_functions import any as any_true
 from ._validation import check_array, check_same_context
+from .backends import Backend
 
 __all__ = ["corrcoef", "cov"]
 
@@ -99,7 +100,7 @@ def _weights(v: Any, like: Array, n: int, name: str) -> Array | None:
     return v
 
 
-def _record(block: Any, w: Any, aw: Any, backend: Any) -> np.ndarray:
+def _record(block: Any, w: Any, aw: Any, backend: Backend) -> np.ndarray:
     """This rank's ``(W, V2, mean, C)`` by two passes over its observations (float64)."""
     xp = backend.xp
     n, d = int(block.shape[0]), int(block.shape[1])

@@ -34,6 +34,7 @@ from ._layout import Layout
 from ._movement.redistribute import redistribute_block
 from ._ops.sample_sort import rebalance_lines, sample_sort
 from ._validation import check_array, normalize_axis
+from .backends import Backend
 
 __all__ = ["argsort", "sort"]
 
@@ -104,7 +105,7 @@ def _sort_split(x: Array, axis: int, descending: bool, indices: bool, out: Layou
     return xp.moveaxis(xp.reshape(result, (*rest, mine)), -1, axis)
 
 
-def _transpose_sort(lines, counts, n, descending, indices, comm, backend) -> Any:
+def _transpose_sort(lines, counts, n, descending, indices, comm, backend: Backend) -> Any:
     """Lines made whole on one rank (one all-to-all), sorted there, and sent back."""
     nlines = lines.shape[0]
     along = Layout((nlines, n), 1, tuple(counts))
@@ -116,7 +117,7 @@ def _transpose_sort(lines, counts, n, descending, indices, comm, backend) -> Any
     )
 
 
-def _sample_sort_lines(lines, counts, n, descending, indices, comm, backend) -> Any:
+def _sample_sort_lines(lines, counts, n, descending, indices, comm, backend: Backend) -> Any:
     """``sample_sort`` of every line, then its balanced blocks (``rebalance_lines``)."""
     xp = backend.xp
     nlines, c = lines.shape

@@ -37,12 +37,13 @@ from .._movement.collectives import (
     forward_block,
     route_to_owners,
 )
+from ..backends import Backend
 from .values import SCALARS
 
 __all__: list[str] = []
 
 
-def normalize_block(block: Any, n: int, backend: Any) -> tuple[Any, bool]:
+def normalize_block(block: Any, n: int, backend: Backend) -> tuple[Any, bool]:
     """``block`` as int64 indices in ``[0, n)`` (negative ones counted from the end), and
     whether any index was out of bounds (then the values returned are not to be used)."""
     xp = backend.xp
@@ -65,7 +66,7 @@ def _adv_first(block: Any, adv: tuple[int, ...], xp: Any) -> Any:
     return block if order == tuple(range(block.ndim)) else xp.permute_dims(block, order)
 
 
-def gather_local(block: Any, adv: tuple[int, ...], coords: list[Any], backend: Any) -> Any:
+def gather_local(block: Any, adv: tuple[int, ...], coords: list[Any], backend: Backend) -> Any:
     """``(m, *rest)``: the sub-blocks of ``block`` at the ``m`` coordinates ``coords`` (one
     int64 array per axis of ``adv``, in block indices) over the other axes."""
     xp = backend.xp
@@ -89,13 +90,13 @@ def scatter_local(
 
 
 # -- coordinates on the host and back ------------------------------------------------------------
-def _host_coords(coords: list[Any], backend: Any) -> np.ndarray:
+def _host_coords(coords: list[Any], backend: Backend) -> np.ndarray:
     """``(m, k)`` int64 host array of the coordinates."""
     cols = [np.asarray(backend.to_host(c), dtype=np.int64).reshape(-1) for c in coords]
     return np.stack(cols, axis=1) if cols else np.empty((0, 0), np.int64)
 
 
-def block_coords(host: np.ndarray, offset: int, j: int, backend: Any, device: Any) -> list[Any]:
+def block_coords(host: np.ndarray, offset: int, j: int, backend: Backend, device: Any) -> list[Any]:
     """The columns of global coordinates ``host`` as int64 blocks in block indices (column
     ``j``, the split axis, starts at ``offset`` in this rank's block)."""
     host = host.copy()

@@ -27,6 +27,7 @@ from .. import _array
 from .._config import get_config
 from .._layout import Layout
 from .._movement.broadcast import align_block, broadcast_shapes, output_layout
+from ..backends import Backend
 from .basic import getitem_basic
 from .gather_scatter import (
     block_coords,
@@ -52,7 +53,7 @@ __all__: list[str] = []
 
 # -- index arrays of a key: broadcast to B, aligned to a layout --------------------------------
 def index_blocks(
-    items: list[Any], sizes: list[int], target: Layout, comm: Any, backend: Any, device: Any
+    items: list[Any], sizes: list[int], target: Layout, comm: Any, backend: Backend, device: Any
 ) -> tuple[list[Any], bool]:
     """Each item (an integer array or a Python int) as this rank's flat int64 block of the
     broadcast index layout ``target`` on ``device`` (the indexed array's), normalized against

@@ -35,6 +35,7 @@ from .._layout import Layout
 from .._movement.collectives import allgather_ints, allreduce_host, exscan_host, layout_from_local
 from .._movement.gathers import implicit_gather
 from .._movement.redistribute import gather_block, redistribute_block
+from ..backends import Backend
 from .basic import setitem_basic
 from .gather_scatter import fetch, store
 from .values import SCALARS, check_value, fetch_value, full_box, wanted
@@ -69,7 +70,7 @@ def _mask_block(x: _array.Array, mask: _array.Array, whole: bool) -> Any:
     return redistribute_block(mask._local, mask._layout, target, mask._comm, backend)
 
 
-def _count(mask_block: Any, backend: Any) -> int:
+def _count(mask_block: Any, backend: Backend) -> int:
     xp = backend.xp
     return int(xp.sum(xp.astype(mask_block, xp.int64)))
 

@@ -254,7 +254,7 @@ def _sorted_over_ranks(
     return out[0], out[1]
 
 
-def _cuts(values, index, sp_values, sp_index, descending, backend) -> np.ndarray:
+def _cuts(values, index, sp_values, sp_index, descending, backend: Backend) -> np.ndarray:
     """Step 4: ``(L, p - 1)`` counts of this rank's elements before each splitter."""
     xp = backend.xp
     nlines, nsplit = sp_values.shape
@@ -269,7 +269,7 @@ def _cuts(values, index, sp_values, sp_index, descending, backend) -> np.ndarray
     return out
 
 
-def _value_bounds(line, keys, descending, backend) -> tuple[np.ndarray, np.ndarray]:
+def _value_bounds(line, keys, descending, backend: Backend) -> tuple[np.ndarray, np.ndarray]:
     """Where the run of values equal to each key starts and ends in a sorted line.
 
     The search runs on the line's NaN-free part in ascending order; NaNs (last ascending,

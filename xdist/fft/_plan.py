@@ -22,6 +22,7 @@ from typing import Any
 from .._array import Array
 from .._layout import Layout
 from .._movement.redistribute import redistribute_block
+from ..backends import Backend
 from ._split_axis import transform_split_axis
 from ._steps import C2C, C2R, R2C, Step, run_local
 
@@ -91,7 +92,7 @@ def execute(x: Array, steps: list[Step]) -> Array:
     return Array._new(block, out, comm, backend)
 
 
-def _swap(block, layout: Layout, now, rest, b: int, comm, backend) -> tuple[Any, Layout]:
+def _swap(block, layout: Layout, now, rest, b: int, comm, backend: Backend) -> tuple[Any, Layout]:
     """Run ``now`` split along ``a``; move the split to ``b`` (one all-to-all), run what
     that allows; move it back to ``a`` (one all-to-all) and run what is left."""
     a = layout.split
@@ -110,7 +111,7 @@ def _swap(block, layout: Layout, now, rest, b: int, comm, backend) -> tuple[Any,
     return block, Layout(_shape_after(shape, last), a, back.counts)
 
 
-def _in_place(block, layout: Layout, steps, comm, backend) -> tuple[Any, Layout]:
+def _in_place(block, layout: Layout, steps, comm, backend: Backend) -> tuple[Any, Layout]:
     """Run ``steps`` in order with the split kept on ``a``: the step along ``a`` with the
     six-step FFT (or the documented gather), the others locally."""
     a = layout.split

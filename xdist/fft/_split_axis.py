@@ -152,7 +152,7 @@ def _shuffle(
     return result
 
 
-def _six_step(rows, in_counts, step: Step, out_counts, comm, backend) -> Any:
+def _six_step(rows, in_counts, step: Step, out_counts, comm, backend: Backend) -> Any:
     """The six steps on ``(count, R)`` complex records; returns this rank's output records."""
     xp, me = backend.xp, comm.rank
     n = step.n
@@ -211,7 +211,7 @@ def _same_length(fn):
     return run
 
 
-def _twiddle(n, n1, q0, q1, inverse, dtype, backend, device) -> Any:
+def _twiddle(n, n1, q0, q1, inverse, dtype, backend: Backend, device) -> Any:
     """``exp(-+2*pi*i * (k1*j2 mod n) / n)`` for ``k1 < n1``, ``q0 <= j2 < q1``, shape
     ``(n1, q, 1)``; the exponent is reduced mod ``n`` and evaluated in double precision."""
     xp = backend.xp

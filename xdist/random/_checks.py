@@ -15,6 +15,7 @@ import numpy as np
 from .. import _array
 from .._dtypes import as_dtype
 from .._validation import check_int
+from ..backends import Backend
 
 __all__ = ["check_dtype", "check_integer", "check_real", "check_shape", "check_xarray"]
 
@@ -33,7 +34,7 @@ def check_shape(size: Any, shape: Any, func: str) -> tuple[int, ...]:
     return (check_int(value, func, name, 0),)
 
 
-def check_dtype(dtype: Any, kinds: str, default: np.dtype, backend: Any, func: str) -> np.dtype:
+def check_dtype(dtype: Any, kinds: str, default: np.dtype, backend: Backend, func: str) -> np.dtype:
     """``dtype`` (``None``: ``default``) as a dtype of one of ``kinds`` ("f": real floating,
     "iu": integer) that ``backend`` supports."""
     dt = default if dtype is None else as_dtype(dtype, func)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._layout import Layout
 from .._movement.redistribute import redistribute_block
-from ..backends import get_backend
+from ..backends import Backend, get_backend
 
 __all__ = ["RUN_MIN", "draw_block", "draw_layout", "from_flat"]
 
@@ -94,7 +94,7 @@ def draw_block(fill: Fill, layout: Layout, dtype: np.dtype, comm: Any) -> np.nda
     return block
 
 
-def from_flat(block: Any, counts: tuple[int, ...], layout: Layout, comm: Any, backend: Any):
+def from_flat(block: Any, counts: tuple[int, ...], layout: Layout, comm: Any, backend: Backend):
     """This rank's block of ``layout`` from a flat array of ``layout``'s size held in
     contiguous pieces (``counts[r]`` elements on rank r, in rank order): the C-order reshape
     of the flat array. At most two all-to-alls (one allgather for a replicated ``layout``)."""
