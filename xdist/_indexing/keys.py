@@ -211,8 +211,8 @@ def _positions(r: range, lo: int, hi: int) -> tuple[int, int]:
 
 
 # Above this many ranks, the per-rank positions of a slice are computed by NumPy (one
-# vectorized pass over the ranks' bounds) rather than a Python loop over the ranks, which
-# costs about 0.5 us per rank (2 ms per slicing at 4096 ranks).
+# vectorized pass over the ranks' bounds) rather than a Python loop over the ranks, whose
+# cost grows with the ranks (docs/scaling.md: loops over ranks).
 LOOP_RANKS = 32
 
 

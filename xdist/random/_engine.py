@@ -38,8 +38,8 @@ import numpy as np
 __all__ = ["Engine", "CHUNK", "SMALL_SPAN"]
 
 CHUNK = 1 << 15  # elements per pass of the multi-step maps (256 KiB of float64: in L2)
-# integers of at most this many values take 32 bits each: half a Philox output, which is
-# the cost of NumPy's PCG64 integers (one output per element costs 1.8 times that)
+# integers of at most this many values take 32 bits each: half a Philox output per element,
+# which keeps them as cheap as NumPy's PCG64 integers (docs/random.md has the speeds)
 SMALL_SPAN = 1 << 16
 _LOW32 = np.uint64(0xFFFFFFFF)
 _32 = np.uint64(32)
