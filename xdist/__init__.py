@@ -51,8 +51,12 @@ from ._median import median
 from ._missing_names import hint as _hint
 from ._movement.gathers import GatherWarning
 from ._nan_functions import *  # noqa: F403
-from ._numpy_aliases import column_stack, concatenate, cross, hstack, transpose, vstack
+from ._numpy_aliases import *  # noqa: F403
 from ._numpy_array import array
+from ._numpy_dtypes import *  # noqa: F403
+from ._numpy_elementwise import *  # noqa: F403
+from ._numpy_indices import *  # noqa: F403
+from ._numpy_shapes import *  # noqa: F403
 from ._numpy_statistics import average, ptp
 from ._pad import pad
 from ._quantile import nanmedian, nanpercentile, nanquantile, percentile, quantile
@@ -68,6 +72,7 @@ from ._transport.comm import Communicator, SelfComm, count_collectives
 from ._unique import unique
 from ._utility_functions import *  # noqa: F403
 from ._version import __version__
+from .linalg._numpy_products import diag, dot, kron, outer, trace
 
 
 def __getattr__(name: str) -> str:

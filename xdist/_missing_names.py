@@ -1,9 +1,13 @@
 """NumPy's names that xdist does not have, each with what to use instead: the one table behind
-the hint in ``xdist``'s ``AttributeError`` (the module's ``__getattr__``).
+the hint in the ``AttributeError`` of ``xdist`` and of its ``random`` and ``linalg`` modules
+(each module's ``__getattr__``).
 
-Each entry is ``name -> (replacement, note)``: ``replacement`` is a name under ``xdist``
-(``"concat"``, ``"linalg.outer"``, ``"Array.shape"``) that exists, ``note`` says how to call
-it where that is not obvious. A name that xdist provides must not be here (a test checks both).
+Each entry is ``name -> (replacement, note)``; a name of a submodule is keyed by its dotted
+path from ``xdist`` (``"random.randn"``, ``"linalg.cond"``). ``replacement`` is a name under
+``xdist`` (``"concat"``, ``"linalg.outer"``, ``"Array.shape"``) that exists, or under
+``numpy`` where NumPy itself is the answer (``"numpy.errstate"``); ``note`` says how to call
+it, and for a name a distributed array cannot have, why. A name that xdist provides must not
+be here (a test checks both).
 """
 
 from __future__ import annotations
@@ -11,26 +15,13 @@ from __future__ import annotations
 __all__ = ["HINTS", "hint"]
 
 HINTS: dict[str, tuple[str, str]] = {
-    # NumPy's spellings of the standard's elementwise functions
-    "absolute": ("abs", ""),
-    "arccos": ("acos", ""),
-    "arccosh": ("acosh", ""),
-    "arcsin": ("asin", ""),
-    "arcsinh": ("asinh", ""),
-    "arctan": ("atan", ""),
-    "arctan2": ("atan2", ""),
-    "arctanh": ("atanh", ""),
-    "conjugate": ("conj", ""),
+    # NumPy's spellings of the standard's elementwise functions (the plain aliases are names
+    # of xdist: _numpy_aliases)
     "fabs": ("abs", ""),
     "float_power": ("pow", "after astype(x, xp.float64)"),
-    "invert": ("bitwise_invert", ""),
-    "left_shift": ("bitwise_left_shift", ""),
     "mod": ("remainder", ""),
-    "power": ("pow", ""),
-    "right_shift": ("bitwise_right_shift", ""),
     "rint": ("round", ""),
     "fix": ("trunc", ""),
-    "true_divide": ("divide", ""),
     "fmax": ("maximum", "NaN propagates; mask NaN with where(isnan(x), ...) for fmax's rule"),
     "fmin": ("minimum", "NaN propagates; mask NaN with where(isnan(x), ...) for fmin's rule"),
     "degrees": ("multiply", "x * (180 / xp.pi)"),
@@ -40,31 +31,19 @@ HINTS: dict[str, tuple[str, str]] = {
     "exp2": ("pow", "xp.pow(2.0, x)"),
     "angle": ("atan2", "xp.atan2(xp.imag(z), xp.real(z))"),
     "nan_to_num": ("where", "xp.where(xp.isnan(x), 0.0, x)"),
-    "isneginf": ("isinf", "xp.isinf(x) & (x < 0)"),
-    "isposinf": ("isinf", "xp.isinf(x) & (x > 0)"),
     "divmod": ("floor_divide", "with xp.remainder"),
     # reductions
-    "amax": ("max", ""),
-    "amin": ("min", ""),
     "alltrue": ("all", ""),
     "sometrue": ("any", ""),
     "product": ("prod", ""),
     "array_equiv": ("all", "xp.all(x1 == x2)"),
     # creation and conversion
-    "asanyarray": ("asarray", ""),
-    "ascontiguousarray": ("asarray", ""),
-    "copy": ("asarray", "xp.asarray(x, copy=True)"),
-    "identity": ("eye", ""),
     "mgrid": ("meshgrid", "of aranges, indexing='ij'"),
     "ogrid": ("meshgrid", "of aranges, indexing='ij'"),
     # shapes and joining
-    "ravel": ("reshape", "xp.reshape(x, (-1,))"),
     "swapaxes": ("moveaxis", "or permute_dims"),
     "rollaxis": ("moveaxis", ""),
-    "atleast_2d": ("reshape", "or expand_dims"),
-    "atleast_3d": ("reshape", "or expand_dims"),
     "dstack": ("concat", "of the arrays expanded to 3-D, axis=2"),
-    "append": ("concat", "xp.concat([x, values])"),
     "c_": ("concat", ""),
     "r_": ("concat", ""),
     "split": ("unstack", "or slicing"),
@@ -73,12 +52,8 @@ HINTS: dict[str, tuple[str, str]] = {
     "fliplr": ("flip", "xp.flip(x, axis=1)"),
     "in1d": ("isin", ""),
     # linear algebra
-    "dot": ("matmul", "or tensordot, vecdot"),
     "vdot": ("vecdot", ""),
     "inner": ("vecdot", ""),
-    "outer": ("linalg.outer", ""),
-    "trace": ("linalg.trace", ""),
-    "diag": ("linalg.diagonal", ""),
     "diagonal": ("linalg.diagonal", ""),
     "norm": ("linalg.vector_norm", "or linalg.matrix_norm"),
     "matrix_power": ("linalg.matrix_power", ""),
@@ -89,9 +64,6 @@ HINTS: dict[str, tuple[str, str]] = {
     # types and metadata
     "ndarray": ("Array", "xdist's array type"),
     "dtype": ("float64", "dtypes are attributes: xp.float64, xp.int32, ..."),
-    "issubdtype": ("isdtype", ""),
-    "iscomplexobj": ("isdtype", "xp.isdtype(x.dtype, 'complex floating')"),
-    "isrealobj": ("isdtype", "not xp.isdtype(x.dtype, 'complex floating')"),
     "ndim": ("Array.ndim", "x.ndim"),
     "shape": ("Array.shape", "x.shape"),
     "size": ("Array.size", "x.size"),
@@ -110,6 +82,77 @@ HINTS: dict[str, tuple[str, str]] = {
     "intp": ("int64", ""),
     "intc": ("int32", ""),
     "uint": ("uint64", ""),
+    # what a distributed array cannot have
+    "errstate": (
+        "numpy.errstate",
+        "xdist keeps no floating-point error state of its own: each rank's NumPy blocks follow "
+        "NumPy's, so wrap the calls in numpy.errstate (Torch and CuPy do not warn)",
+    ),
+    "vectorize": (
+        "where",
+        "a Python function called per element cannot run where the elements are spread over "
+        "ranks; write it with the namespace's elementwise functions (xp.where, xp.exp, ...), "
+        "which run on every rank's block",
+    ),
+    "apply_along_axis": (
+        "resplit",
+        "a Python function of whole lines needs each line on one rank: resplit(x, axis) to "
+        "another axis than the lines', then apply it to x.local and rebuild with from_local",
+    ),
+    "frombuffer": (
+        "asarray",
+        "a buffer is one process's memory, not a distributed array: read it with "
+        "numpy.frombuffer, then xp.asarray(data, split=0)",
+    ),
+    "datetime64": ("int64", "the standard has no time dtypes: hold times as int64 counts"),
+    "timedelta64": ("int64", "the standard has no time dtypes: hold durations as int64 counts"),
+    "asfortranarray": (
+        "asarray",
+        "every rank's block is C-contiguous; a distributed array has no Fortran order",
+    ),
+    # random: xdist has no global generator (each rank would hold a state of its own)
+    **{
+        f"random.{name}": (
+            f"random.Generator.{method}",
+            f"no global random state: rng = xp.random.default_rng(seed), then rng.{method}(...); "
+            "counter-based, the same numbers at every rank count",
+        )
+        for name, method in (
+            ("randn", "standard_normal"),
+            ("standard_normal", "standard_normal"),
+            ("normal", "normal"),
+            ("rand", "random"),
+            ("random", "random"),
+            ("random_sample", "random"),
+            ("ranf", "random"),
+            ("sample", "random"),
+            ("uniform", "uniform"),
+            ("randint", "integers"),
+            ("random_integers", "integers"),
+            ("choice", "choice"),
+            ("permutation", "permutation"),
+            ("shuffle", "shuffle"),
+        )
+    },
+    "random.seed": (
+        "random.default_rng",
+        "no global random state to seed (each rank would hold its own): "
+        "rng = xp.random.default_rng(seed) and draw from rng",
+    ),
+    "random.RandomState": (
+        "random.default_rng",
+        "NumPy's legacy generator draws one sequence per process; xdist's counter-based one "
+        "gives the same numbers at every rank count: xp.random.default_rng(seed)",
+    ),
+    "random.SeedSequence": ("random.default_rng", "default_rng takes an int or a SeedSequence"),
+    # linalg: NumPy's names beyond the standard that xdist has not
+    "linalg.cond": (
+        "linalg.svdvals",
+        "s = xp.linalg.svdvals(a); s[0] / s[-1] (the 2-norm condition number)",
+    ),
+    "linalg.multi_dot": ("matmul", "chain xp.matmul (the planner prices each product)"),
+    "linalg.tensorinv": ("linalg.inv", "of the tensor reshaped to a square matrix"),
+    "linalg.tensorsolve": ("linalg.solve", "of the tensor reshaped to a square matrix"),
     # files
     "save": ("io.save_npy", "or xdist.io.save"),
     "load": ("io.load_npy", "or xdist.io.load"),
@@ -119,10 +162,14 @@ HINTS: dict[str, tuple[str, str]] = {
 }
 
 
-def hint(name: str) -> str:
-    """The ``AttributeError`` message for a missing attribute ``name`` of ``xdist``."""
-    message = f"module 'xdist' has no attribute {name!r}"
-    if name not in HINTS:
+def hint(name: str, module: str = "xdist") -> str:
+    """The ``AttributeError`` message for a missing attribute ``name`` of ``module`` (``xdist``,
+    ``xdist.random`` or ``xdist.linalg``)."""
+    message = f"module {module!r} has no attribute {name!r}"
+    key = module.removeprefix("xdist").lstrip(".")
+    key = f"{key}.{name}" if key else name
+    if key not in HINTS:
         return message
-    target, note = HINTS[name]
-    return f"{message}; use xdist.{target}" + (f" ({note})" if note else "")
+    target, note = HINTS[key]
+    where = target if target.startswith("numpy.") else f"xdist.{target}"
+    return f"{message}; use {where}" + (f" ({note})" if note else "")

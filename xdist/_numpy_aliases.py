@@ -1,7 +1,10 @@
 """NumPy's names for functions the standard spells differently, beyond the standard, for
 libraries that call them on the namespace (xarray's ``duck_array_ops.transpose`` calls
 ``xp.transpose``, its ``cross`` ``xp.cross``) and for users who type NumPy's
-(``concatenate``, ``hstack``, ``vstack``, ``column_stack``).
+(``concatenate``, ``hstack``, ``vstack``, ``column_stack``), and NumPy's spellings of standard
+functions that NumPy code types all day (``absolute``, ``power``, ``amax``, the ``arc*``
+names, ...): each IS the standard function (the same object), so it communicates as that
+function does.
 
 The joining functions are ``concat`` after NumPy's reshapes of the inputs (``expand_dims``
 and ``reshape`` of 0-d and 1-D inputs: local), so they move what ``concat`` moves: nothing
@@ -14,11 +17,55 @@ from typing import Any
 
 import numpy as np
 
+from . import _elementwise_functions as ew
+from . import _statistical_functions as stats
 from ._array import Array, replicated_operand
+from ._creation_functions import asarray, eye
 from ._manipulation_functions import concat, expand_dims, moveaxis, permute_dims, reshape, stack
+from ._placement import DEFAULT
 from ._validation import check_array, normalize_axis
 
-__all__ = ["column_stack", "concatenate", "cross", "hstack", "transpose", "vstack"]
+__all__ = [
+    "absolute",
+    "amax",
+    "amin",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "asanyarray",
+    "ascontiguousarray",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "column_stack",
+    "concatenate",
+    "conjugate",
+    "cross",
+    "hstack",
+    "identity",
+    "invert",
+    "left_shift",
+    "power",
+    "right_shift",
+    "transpose",
+    "true_divide",
+    "vstack",
+]
+
+# NumPy's names of the standard's functions: the functions themselves.
+absolute = ew.abs
+arccos, arccosh, arcsin, arcsinh = ew.acos, ew.acosh, ew.asin, ew.asinh
+arctan, arctan2, arctanh = ew.atan, ew.atan2, ew.atanh
+conjugate = ew.conj
+invert = ew.bitwise_invert
+left_shift, right_shift = ew.bitwise_left_shift, ew.bitwise_right_shift
+power = ew.pow
+true_divide = ew.divide
+amax, amin = stats.max, stats.min
 
 
 def refuse(func: str, **given: Any) -> None:
@@ -39,6 +86,30 @@ def transpose(x: Array, /, axes: Any = None) -> Array:
     check_array(x, "transpose")
     order = tuple(range(x.ndim))[::-1] if axes is None else tuple(axes)
     return permute_dims(x, order)
+
+
+def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, like: Any = None, **kw: Any):
+    """NumPy's ``asanyarray`` (xdist's extension): the standard's ``asarray`` (``dtype`` may
+    be given second, as NumPy takes it; ``device``, ``copy``, ``split`` and ``comm`` by name).
+    ``order`` and ``like`` are not supported. Communication of ``asarray``."""
+    refuse("asanyarray", order=order, like=like)
+    return asarray(a, dtype=dtype, **kw)
+
+
+def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None, **kw: Any) -> Array:
+    """NumPy's ``ascontiguousarray`` (xdist's extension): the standard's ``asarray``. Every
+    block of an xdist array is C-contiguous already (each rank's block is the library's
+    array in C order), so nothing is copied for that. Communication of ``asarray``."""
+    refuse("ascontiguousarray", like=like)
+    return asarray(a, dtype=dtype, **kw)
+
+
+def identity(
+    n: int, dtype: Any = None, *, like: Any = None, device: Any = None, split=DEFAULT, comm=None
+) -> Array:
+    """NumPy's ``identity`` (xdist's extension): the standard's ``eye(n)`` (no message)."""
+    refuse("identity", like=like)
+    return eye(n, dtype=dtype, device=device, split=split, comm=comm)
 
 
 def _component(v: Array, i: int) -> Array:
@@ -115,6 +186,38 @@ def _at_least(x: Array, ndim: int, axis: int) -> Array:
     if x.ndim < ndim:
         return expand_dims(x, axis=axis)
     return x
+
+
+def _at_least_nd(func: str, ndim: int, arys: tuple) -> Any:
+    like = next((a for a in arys if isinstance(a, Array)), None)
+    if like is None:
+        raise TypeError(f"{func}: at least one argument must be an xdist array")
+    out = []
+    for a in arys:
+        a = a if isinstance(a, Array) else replicated_operand(like, np.asarray(a), func)
+        if ndim == 3 and a.ndim in (1, 2):  # NumPy's (N,) -> (1, N, 1), (M, N) -> (M, N, 1)
+            a = expand_dims(_at_least(a, 2, 0), axis=2)
+        out.append(_at_least(a, ndim, 0))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_1d(*arys: Any) -> Any:
+    """NumPy's ``atleast_1d`` (xdist's extension): 0-d arrays as shape ``(1,)``, others as they
+    are; one array for one argument, else a tuple. NumPy data is replicated. Communication:
+    none (local reshapes; the split moves with its axis)."""
+    return _at_least_nd("atleast_1d", 1, arys)
+
+
+def atleast_2d(*arys: Any) -> Any:
+    """NumPy's ``atleast_2d`` (xdist's extension): 0-d arrays as ``(1, 1)``, 1-D ones as rows
+    ``(1, N)``. Communication: none (local reshapes)."""
+    return _at_least_nd("atleast_2d", 2, arys)
+
+
+def atleast_3d(*arys: Any) -> Any:
+    """NumPy's ``atleast_3d`` (xdist's extension): 0-d arrays as ``(1, 1, 1)``, 1-D ones as
+    ``(1, N, 1)``, 2-D ones as ``(M, N, 1)``. Communication: none (local reshapes)."""
+    return _at_least_nd("atleast_3d", 3, arys)
 
 
 def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Array:

@@ -166,17 +166,6 @@ def _refuse(name: str, **given: Any) -> None:
         raise TypeError(f"np.{name} on xdist arrays: {used} not supported")
 
 
-def _cumulative(name: str):
-    def call(a, axis=None, dtype=None, out=None):
-        _refuse(name, out=out)
-        if axis is None:
-            a = _namespace().reshape(a, (-1,))
-            axis = 0
-        return getattr(_namespace(), name)(a, axis=axis, dtype=_dtype(name, dtype))
-
-    return call
-
-
 def _nan_reduction(name: str, moments: bool = False):
     """NumPy's ``np.nanmean`` and friends as xdist's extensions of the same name."""
 
@@ -253,18 +242,6 @@ def _where(condition: Any, *values: Any) -> Any:
     return ns.where(condition, x, y)
 
 
-def _dot(a: Any, b: Any, out: Any = None) -> Any:
-    """NumPy's ``dot``: a product with a scalar or 0-d array, ``matmul`` of 1-D and 2-D
-    arrays, and otherwise the sum over the last axis of ``a`` and the second-to-last of ``b``
-    (``tensordot``)."""
-    _refuse("dot", out=out)
-    if not (isinstance(a, Array) and isinstance(b, Array)) or a.ndim == 0 or b.ndim == 0:
-        return a * b
-    if a.ndim <= 2 and b.ndim <= 2:
-        return _namespace().matmul(a, b)
-    return _namespace().tensordot(a, b, axes=([a.ndim - 1], [max(b.ndim - 2, 0)]))
-
-
 def _flat(name: str):
     """NumPy's ``ravel`` (a view where NumPy has one) and ``ndarray.flatten`` (a copy)."""
 
@@ -308,24 +285,64 @@ def _creation_like(name: str):
     return call
 
 
-def _atleast_1d(*arrays: Any) -> Any:
-    """NumPy's ``atleast_1d``: a 0-d array as one of shape (1,), others as they are."""
-    like = _like(arrays)
-    out = [
-        (v if isinstance(v, Array) else replicated_operand(like, np.asarray(v), "np.atleast_1d"))
-        for v in arrays
-    ]
-    out = [_namespace().reshape(v, (1,)) if v.ndim == 0 else v for v in out]
-    return out[0] if len(out) == 1 else tuple(out)
-
-
 def _astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
     """NumPy's ``astype``: the dtype in any of NumPy's spellings."""
     return _namespace().astype(x, _dtype("astype", dtype), copy=copy, device=device)
 
 
+# Functions of NumPy's that the namespace has under the same name and signature.
+_NUMPY_NAMED = (
+    "allclose",
+    "append",
+    "argwhere",
+    "array_equal",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "average",
+    "column_stack",
+    "concatenate",
+    "copy",
+    "corrcoef",
+    "cov",
+    "cumprod",
+    "cumsum",
+    "delete",
+    "diag",
+    "digitize",
+    "dot",
+    "fill_diagonal",
+    "flatnonzero",
+    "histogram",
+    "histogram2d",
+    "histogramdd",
+    "hstack",
+    "insert",
+    "interp",
+    "iscomplexobj",
+    "isclose",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "isrealobj",
+    "ix_",
+    "kron",
+    "nanpercentile",
+    "outer",
+    "percentile",
+    "ptp",
+    "ravel_multi_index",
+    "resize",
+    "trace",
+    "unique",
+    "unravel_index",
+    "vstack",
+)
+
+
 def _functions() -> dict:
     ns = lambda name: lambda *a, **k: getattr(_namespace(), name)(*a, **k)  # noqa: E731
+    linalg = lambda name: lambda *a, **k: getattr(_namespace().linalg, name)(*a, **k)  # noqa: E731
     table = {
         np.sum: _reduction("sum"),
         np.prod: _reduction("prod"),
@@ -338,15 +355,12 @@ def _functions() -> dict:
         np.any: _reduction("any"),
         np.std: _moment("std"),
         np.var: _moment("var"),
-        np.cumsum: _cumulative("cumulative_sum"),
-        np.cumprod: _cumulative("cumulative_prod"),
         np.argmax: lambda a, axis=None, out=None, *, keepdims=False: (
             _refuse("argmax", out=out) or _namespace().argmax(a, axis=axis, keepdims=keepdims)
         ),
         np.argmin: lambda a, axis=None, out=None, *, keepdims=False: (
             _refuse("argmin", out=out) or _namespace().argmin(a, axis=axis, keepdims=keepdims)
         ),
-        np.concatenate: lambda arrays, axis=0: _namespace().concat(list(arrays), axis=axis),
         np.stack: lambda arrays, axis=0: _namespace().stack(list(arrays), axis=axis),
         np.reshape: lambda a, shape=None, /, order="C", *, copy=None, **k: (
             _refuse("reshape", order=None if order == "C" else order)
@@ -378,8 +392,6 @@ def _functions() -> dict:
         np.broadcast_to: lambda a, shape: _namespace().broadcast_to(a, tuple(shape)),
         np.diff: lambda a, n=1, axis=-1: _namespace().diff(a, n=n, axis=axis),
         np.matmul: ns("matmul"),
-        np.dot: _dot,
-        np.copy: lambda a, **k: a.__copy__(),
         np.shape: lambda a: a.shape,
         np.ndim: lambda a: a.ndim,
         np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
@@ -416,8 +428,10 @@ def _functions() -> dict:
         np.zeros_like: _creation_like("zeros_like"),
         np.ones_like: _creation_like("ones_like"),
         np.full_like: _creation_like("full_like"),
-        np.atleast_1d: _atleast_1d,
-        np.isclose: None,  # falls back: NumPy's tolerance semantics, on the gathered copies
+        # NumPy's functions that xdist implements under NumPy's name, with NumPy's signature
+        **{getattr(np, name): ns(name) for name in _NUMPY_NAMED},
+        np.linalg.norm: linalg("norm"),
+        np.linalg.lstsq: linalg("lstsq"),
     }
     return {k: v for k, v in table.items() if k is not None and v is not None}
 

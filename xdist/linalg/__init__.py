@@ -27,8 +27,10 @@ rank before any message; data-dependent failures raise on every rank (see ``_gat
 from __future__ import annotations
 
 from .._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
+from .._missing_names import hint as _hint
 from ._dense import cholesky, det, eig, eigh, eigvals, eigvalsh, inv, matrix_power, slogdet, solve
 from ._norms import matrix_norm, vector_norm
+from ._numpy_linalg import lstsq, norm
 from ._products import cross, diagonal, outer, trace
 from ._rank import matrix_rank, pinv
 from ._tsqr import qr, svd, svdvals
@@ -43,11 +45,13 @@ __all__ = [
     "eigvals",
     "eigvalsh",
     "inv",
+    "lstsq",
     "matmul",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
     "matrix_transpose",
+    "norm",
     "outer",
     "pinv",
     "qr",
@@ -60,3 +64,8 @@ __all__ = [
     "vecdot",
     "vector_norm",
 ]
+
+
+def __getattr__(name: str):
+    # NumPy's names that xdist.linalg lacks: the AttributeError says what to use instead.
+    raise AttributeError(_hint(name, __name__))

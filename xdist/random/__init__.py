@@ -13,6 +13,12 @@ every split and on every backend. See ``docs/random.md``.
 
 from __future__ import annotations
 
+from .._missing_names import hint as _hint
 from ._generator import Generator, default_rng
 
 __all__ = ["Generator", "default_rng"]
+
+
+def __getattr__(name: str):
+    # NumPy's names that xdist.random lacks: the AttributeError says what to use instead.
+    raise AttributeError(_hint(name, __name__))

@@ -1,0 +1,127 @@
+"""NumPy's ``linalg.norm`` and ``linalg.lstsq``, beyond the standard.
+
+``norm`` is the standard's ``vector_norm`` or ``matrix_norm`` chosen by NumPy's rules for
+``ord`` and ``axis``, so it sends what they send: one ``allreduce`` where the split axis is
+reduced (the 2 / -2 / 'nuc' matrix norms: ``svdvals``'s TSQR).
+
+``lstsq`` solves a tall matrix split along its rows without gathering it, from its thin QR by
+TSQR (``qr``: ``a = Q R``, ``Q`` split like ``a``, ``R`` replicated). Since ``Q`` has
+orthonormal columns, ``a``'s pseudo-inverse is ``R^+ Q^H``, and with ``R = U S Vh`` (a small
+SVD, the same on every rank) the minimum-norm least-squares solution is
+
+    x = Vh^H S^+ U^H (Q^H b)        S^+: 1/s where s > rcond * s_max, else 0
+
+which is NumPy's (LAPACK ``gelsd``'s) answer for full-rank and rank-deficient ``a`` alike;
+``s`` are ``a``'s singular values and their count above the cut-off its rank.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import _elementwise_functions as ew
+from .. import _statistical_functions as stats
+from .._array import Array, replicated_operand, wrap_block
+from .._data_type_functions import astype
+from .._layout import Layout
+from .._linear_algebra_functions import matmul, matrix_transpose
+from .._manipulation_functions import moveaxis, reshape, squeeze
+from .._validation import check_array, normalize_axes
+from ._common import check_matrices, real_dtype
+from ._norms import matrix_norm, vector_norm
+from ._tsqr import qr
+
+__all__ = ["lstsq", "norm"]
+
+
+def norm(x: Array, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Array:
+    """NumPy's ``linalg.norm`` (xdist's extension). ``axis=None``: the 2-norm of all elements
+    for ``ord=None``, else the vector norm of a 1-D ``x`` or the matrix norm of a 2-D one; an
+    int ``axis``: vector norms (``ord`` any real, default 2); two axes: matrix norms (``'fro'``
+    default, ``'nuc'``, ±1, ±2, ±inf). Integer and boolean ``x`` in the default floating dtype.
+    Communication of ``vector_norm``/``matrix_norm``: none unless the split axis is reduced,
+    then one ``allreduce`` (the 2 / -2 / 'nuc' matrix norms: ``svdvals``'s)."""
+    check_array(x, "norm")
+    if not isinstance(keepdims, bool):
+        raise TypeError(f"norm: keepdims must be a bool, got {keepdims!r}")
+    if x.dtype.kind in "biu":
+        x = astype(x, x._backend.default_dtypes()["real floating"])
+    if axis is None:
+        if ord is None:
+            return vector_norm(x, keepdims=keepdims)
+        if x.ndim not in (1, 2):
+            raise ValueError(f"norm: ord={ord!r} needs a 1-D or 2-D x or an axis, got {x.ndim}-D")
+        axis = tuple(range(x.ndim))
+    axes = normalize_axes(axis, x.ndim, "norm")
+    if len(axes) == 1:
+        if isinstance(ord, str):
+            raise ValueError(f"norm: invalid norm order {ord!r} for vectors")
+        return vector_norm(x, axis=axes[0], keepdims=keepdims, ord=2 if ord is None else ord)
+    if len(axes) != 2 or (isinstance(axis, (tuple, list)) and len(set(axes)) != len(axis)):
+        raise ValueError(f"norm: axis must be an int or two different axes, got {axis!r}")
+    mat = matrix_norm(moveaxis(x, axes, (-2, -1)), keepdims=True, ord="fro" if ord is None else ord)
+    return moveaxis(mat, (-2, -1), axes) if keepdims else squeeze(mat, axis=(-2, -1))
+
+
+class LstsqResult(NamedTuple):
+    x: Array
+    residuals: Array
+    rank: int
+    s: Array
+
+
+def lstsq(a: Array, b: Any, rcond: float | None = None) -> LstsqResult:
+    """NumPy's ``linalg.lstsq`` (xdist's extension): the minimum-norm ``x`` minimizing
+    ``||b - a x||`` for a tall ``a`` (``M >= N``), and NumPy's ``(x, residuals, rank, s)``:
+    ``residuals`` the squared 2-norm of each column of ``b - a x`` (shape ``(K,)``, ``(1,)``
+    for a 1-D ``b``; empty when the rank is below ``N`` or ``M == N``), ``rank`` a Python int,
+    ``s`` ``a``'s singular values. Singular values at most ``rcond * s_max`` count as zero
+    (``rcond=None``: machine epsilon times ``max(M, N)``), so rank-deficient ``a`` gives NumPy's
+    minimum-norm answer. ``b``: ``(M,)`` or ``(M, K)``, an xdist array or NumPy data
+    (replicated). ``x``, ``residuals`` and ``s`` are replicated.
+
+    Communication: ``qr``'s TSQR for ``a`` split along its rows (one or two allgathervs of
+    ``N x N`` pieces; never the matrix), one ``allreduce`` of ``Q^H b`` (``N x K``), and one
+    of the residuals (``K``) when they are computed. Other layouts of ``a`` go as ``qr``
+    takes them (gathered when split along its columns). A wide ``a`` (``M < N``) is refused:
+    use ``linalg.pinv(a) @ b``."""
+    check_matrices(a, "lstsq", name="a")
+    if a.ndim != 2:
+        raise ValueError(f"lstsq: a must be 2-D, got shape {a.shape}")
+    m, n = a.shape
+    if m < n:
+        raise NotImplementedError(
+            f"lstsq: a wide matrix ({m} x {n}, fewer rows than columns) is not supported on "
+            "xdist arrays; its minimum-norm solution is xdist.linalg.pinv(a) @ b"
+        )
+    if not isinstance(b, Array):
+        b = replicated_operand(a, np.asarray(b), "lstsq")
+    if b.ndim not in (1, 2) or b.shape[0] != m:
+        raise ValueError(f"lstsq: b must have shape ({m},) or ({m}, K), got {b.shape}")
+    if rcond is not None and (not isinstance(rcond, (int, float)) or isinstance(rcond, bool)):
+        raise TypeError(f"lstsq: rcond must be a float or None, got {rcond!r}")
+    vector = b.ndim == 1
+    dtype = np.result_type(a.dtype, b.dtype)
+    a, b = astype(a, dtype), astype(reshape(b, (m, 1)) if vector else b, dtype)
+    q, r = qr(a)
+    c = matmul(ew.conj(matrix_transpose(q)), b)  # Q^H b: one allreduce over the split rows
+    xp = a._backend.xp
+    u, s, vh = xp.linalg.svd(r._local, full_matrices=False)
+    cut = (np.finfo(dtype).eps * max(m, n) if rcond is None else rcond) * (s[0] if n else 0)
+    keep = s > cut
+    rank = int(xp.sum(xp.astype(keep, xp.int64))) if n else 0
+    inv = xp.where(keep, 1 / xp.where(keep, s, xp.ones_like(s)), xp.zeros_like(s))
+    sol = xp.conj(xp.matrix_transpose(vh)) @ (
+        inv[:, None] * (xp.conj(xp.matrix_transpose(u)) @ c._local)
+    )
+    x = wrap_block(sol, Layout.replicated((n, b.shape[1])), a)
+    if rank == n and m > n:
+        d = ew.abs(b - matmul(a, x))
+        residuals = stats.sum(d * d, axis=0)
+    else:
+        residuals = wrap_block(xp.zeros_like(s[:0]), Layout.replicated((0,)), a)
+    residuals = astype(residuals, real_dtype(dtype))
+    s = wrap_block(s, Layout.replicated((n,)), a)
+    return LstsqResult(reshape(x, (n,)) if vector else x, residuals, rank, s)
