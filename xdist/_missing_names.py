@@ -63,7 +63,11 @@ HINTS: dict[str, tuple[str, str]] = {
     "sort_complex": ("sort", "of the real and imaginary parts"),
     # types and metadata
     "ndarray": ("Array", "xdist's array type"),
-    "dtype": ("float64", "dtypes are attributes: xp.float64, xp.int32, ..."),
+    "dtype": (
+        "numpy.dtype",
+        "xdist's dtypes are NumPy dtype objects: numpy.dtype('float32') is one xdist takes; the "
+        "namespace names them xp.float64, xp.int32, ...",
+    ),
     "ndim": ("Array.ndim", "x.ndim"),
     "shape": ("Array.shape", "x.shape"),
     "size": ("Array.size", "x.size"),

@@ -1139,6 +1139,24 @@ _add(
     X + "w = xp.asarray(np.array([1.0, 2.0]))\n",
 )
 _add(
+    "xdist.linalg.norm",
+    "NumPy's ``linalg.norm`` (beyond the standard): ``vector_norm`` or ``matrix_norm`` by "
+    "NumPy's rules for ``ord`` and ``axis``, with their messages: none unless the split axis is "
+    "reduced, then one allreduce (2 / -2 / 'nuc': ``svdvals``'s TSQR).",
+    "n = xp.linalg.norm(x, axis=0)",
+    sends={"allreduce": 1},
+)
+_add(
+    "xdist.linalg.lstsq",
+    "NumPy's ``linalg.lstsq`` (beyond the standard) of a tall matrix split along its rows, "
+    "never gathered: ``qr``'s TSQR (allgathervs of ``N x N`` pieces), one allreduce of "
+    "``Q^H b`` and one of the residuals; a small SVD of ``R`` on every rank gives the rank and "
+    "NumPy's minimum-norm answer for rank-deficient matrices. Other layouts as ``qr``.",
+    "sol, res, rank, s = xp.linalg.lstsq(t, y)",
+    TALL + "y = xp.asarray(np.arange(30.0), split=0)\n",
+    {"allgatherv": 2, "allreduce": 2},
+)
+_add(
     "xdist.linalg.cross",
     ELEMENTWISE + " The 3-element axis must not be split.",
     "c = xp.linalg.cross(x, 2.0 * x)",
@@ -1152,6 +1170,206 @@ for _n in ("matmul", "matrix_transpose", "tensordot", "vecdot"):
         _base.setup,
         _base.sends,
     )
+
+# -- NumPy's names beyond the standard: products, shapes, indices, elementwise, dtypes ------
+_ALIAS = "NumPy's name for the standard's ``{std}`` (beyond the standard; the same function). "
+for _n, _std in (
+    ("absolute", "abs"),
+    ("arccos", "acos"),
+    ("arccosh", "acosh"),
+    ("arcsin", "asin"),
+    ("arcsinh", "asinh"),
+    ("arctan", "atan"),
+    ("arctanh", "atanh"),
+    ("conjugate", "conj"),
+):
+    _base = REFERENCE[f"xdist.{_std}"]
+    _add(
+        f"xdist.{_n}",
+        _ALIAS.format(std=_std) + _base.comm,
+        _base.code.replace(_std, _n, 1),
+        _base.setup,
+    )
+for _n, _std in (("arctan2", "atan2"), ("power", "pow"), ("true_divide", "divide")):
+    _add(f"xdist.{_n}", _ALIAS.format(std=_std) + ELEMENTWISE, "y = xp.{name}(x, 2.0 * x + 1.0)")
+for _n, _std in (
+    ("invert", "bitwise_invert"),
+    ("left_shift", "bitwise_left_shift"),
+    ("right_shift", "bitwise_right_shift"),
+):
+    _add(
+        f"xdist.{_n}",
+        _ALIAS.format(std=_std) + ELEMENTWISE,
+        "y = xp.invert(i)" if _n == "invert" else "y = xp.{name}(i, 1)",
+        INT,
+    )
+for _n, _std in (("amax", "max"), ("amin", "min")):
+    _add(
+        f"xdist.{_n}",
+        _ALIAS.format(std=_std) + REDUCTION,
+        "col = xp.{name}(x, axis=0)",
+        sends={"allreduce": 1},
+    )
+_add(
+    ["xdist.asanyarray", "xdist.ascontiguousarray"],
+    "NumPy's (beyond the standard): ``asarray``, ``dtype`` also given second. Every rank's "
+    "block is C-contiguous already. " + REFERENCE["xdist.asarray"].comm,
+    "y = xp.{name}(np.arange(6.0), split=0)",
+    NONE,
+    {"allreduce": 1},
+)
+_add(
+    "xdist.identity",
+    "NumPy's ``eye(n)`` (beyond the standard). " + CREATION,
+    "y = xp.identity(4, split=0)",
+    NONE,
+)
+_add(
+    ["xdist.atleast_1d", "xdist.atleast_2d", "xdist.atleast_3d"],
+    "NumPy's (beyond the standard). None: local reshapes, the split axis moves with its data.",
+    "y = xp.{name}(x[:, 0])",
+)
+_add(
+    "xdist.dot",
+    "NumPy's ``dot`` (beyond the standard): ``matmul`` of 1-D and 2-D arrays, ``tensordot`` "
+    "over the last axis of ``a`` and the second-to-last of ``b`` otherwise, a product with a "
+    "scalar. " + REFERENCE["xdist.matmul"].comm,
+    "g = xp.dot(x.T, x)  # (3, 3), replicated",
+    sends={"allreduce": 1},
+)
+_add(
+    "xdist.outer",
+    "NumPy's ``outer`` of the flattened inputs (beyond the standard). None when at most one is "
+    "split (the result is split like it); when both are, ``b`` is made whole on every rank "
+    "(one allgatherv of its ``N`` elements), never ``a``.",
+    "o = xp.outer(x[:, 0], x[:, 1])  # both split: b's 4 elements on every rank",
+    sends={"allgatherv": 1},
+)
+_add(
+    "xdist.kron",
+    "NumPy's ``kron`` (beyond the standard): a broadcast product reshaped. None for a split "
+    "``a`` beside a replicated ``b``; otherwise what the product and ``reshape`` move "
+    "(all-to-alls), never a gather.",
+    "k = xp.kron(x, np.eye(2))  # (8, 6), split along rows",
+)
+_add(
+    "xdist.trace",
+    "NumPy's ``trace`` along ``axis1``/``axis2`` (beyond the standard): "
+    + REFERENCE["xdist.linalg.trace"].comm,
+    "s = xp.trace(x)",
+    sends={"allreduce": 1},
+)
+_add(
+    "xdist.diag",
+    "NumPy's ``diag`` (beyond the standard). None: of a 2-D array its diagonal (split with "
+    "exact counts where the matrix is); of a 1-D array the matrix with it on the ``k``-th "
+    "diagonal, split along the rows where the vector is (each rank its own entries).",
+    "m = xp.diag(x[:, 0], k=1)  # (5, 5)",
+)
+_add(
+    "xdist.ravel",
+    "NumPy's ``ravel`` (beyond the standard): " + REFERENCE["xdist.reshape"].comm,
+    "y = xp.ravel(x)  # split along its one axis: local",
+)
+_add("xdist.copy", "NumPy's ``copy`` (beyond the standard). " + LOCAL, "y = xp.copy(x)")
+_add(
+    "xdist.append",
+    "NumPy's ``append`` (beyond the standard): " + REFERENCE["xdist.concat"].comm,
+    "y = xp.append(x, np.ones((1, 3)), axis=0)",
+    sends={"alltoallv": 1},
+)
+_add(
+    ["xdist.delete", "xdist.insert"],
+    "NumPy's (beyond the standard). None: the positions are global arguments, so every rank "
+    "knows which of its entries go (or which values come before its entries: past the end, "
+    "on the last rank); the result is split with exact, uneven counts along the split axis. "
+    "``axis=None`` flattens first, as ``reshape``.",
+    "",
+)
+REFERENCE["xdist.delete"] = Entry(
+    REFERENCE["xdist.delete"].comm, "y = xp.delete(x, [0, 2], axis=0)"
+)
+REFERENCE["xdist.insert"] = Entry(
+    REFERENCE["xdist.insert"].comm, "y = xp.insert(x, 1, -1.0, axis=0)"
+)
+_add(
+    "xdist.resize",
+    "NumPy's ``resize`` (beyond the standard): the elements in C order repeated; the result "
+    "split along its first axis, each rank fetching its elements from their owners (``take``: "
+    "all-to-alls; one more for ``reshape`` when the rows do not line up), never the whole "
+    "array.",
+    "y = xp.resize(x, (5, 4))",
+    sends={"alltoall": 1, "alltoallv": 3},
+)
+_add(
+    "xdist.flatnonzero",
+    "NumPy's ``flatnonzero`` (beyond the standard): " + REFERENCE["xdist.nonzero"].comm,
+    "k = xp.flatnonzero(x > 5.0)",
+    sends={"allgather": 1},
+)
+_add(
+    ["xdist.unravel_index", "xdist.ravel_multi_index"],
+    "NumPy's (beyond the standard): elementwise integer arithmetic on the index arrays (their "
+    "layout kept); one allreduce of one flag checks the bounds for split indices (none for "
+    "replicated ones, or ``ravel_multi_index``'s ``mode='wrap'``/``'clip'``), so an index out "
+    "of bounds raises the same error on every rank.",
+    "",
+)
+REFERENCE["xdist.unravel_index"] = Entry(
+    REFERENCE["xdist.unravel_index"].comm,
+    "rows, cols = xp.unravel_index(xp.flatnonzero(x > 5.0), x.shape)",
+    sends={"allgather": 1, "allreduce": 1},
+)
+REFERENCE["xdist.ravel_multi_index"] = Entry(
+    REFERENCE["xdist.unravel_index"].comm,
+    "flat = xp.ravel_multi_index(xp.nonzero(x > 5.0), x.shape)",
+    sends={"allgather": 1, "allreduce": 1},
+)
+_add(
+    "xdist.ix_",
+    "NumPy's ``ix_`` (beyond the standard). None for xdist arrays (local reshapes); NumPy data "
+    "becomes a replicated array as ``asarray`` makes it.",
+    "rows, cols = xp.ix_(k, np.array([0, 2]))",
+    X + "k = xp.asarray(np.array([3, 0]))  # replicated\n",
+)
+_add(
+    ["xdist.tril_indices", "xdist.triu_indices"],
+    "NumPy's (beyond the standard). None: every rank builds the small replicated index arrays.",
+    "rows, cols = xp.{name}(4)",
+    NONE,
+)
+_add(
+    "xdist.diag_indices",
+    "NumPy's (beyond the standard). None: replicated ``arange(n)``, ``ndim`` times.",
+    "rows, cols = xp.diag_indices(3)",
+    NONE,
+)
+_add(
+    "xdist.fill_diagonal",
+    "NumPy's (beyond the standard), in place. None: each rank writes the diagonal positions "
+    "in its block (NumPy values are compared across the ranks under ``check_replicated``).",
+    "xp.fill_diagonal(x, 0.0)",
+)
+for _n in ("isposinf", "isneginf", "isreal", "spacing"):
+    _add(
+        f"xdist.{_n}", f"NumPy's ``{_n}`` (beyond the standard). " + ELEMENTWISE, "y = xp.{name}(x)"
+    )
+_add(
+    "xdist.interp",
+    "NumPy's ``interp`` (beyond the standard). None for replicated ``xp``/``fp``: each rank "
+    "searches the sample points for its own block's values; the result has ``x``'s layout. "
+    "NumPy ``xp``/``fp`` are compared across the ranks under ``check_replicated``.",
+    "y = xp.interp(x, np.array([0.0, 5.0, 11.0]), np.array([1.0, 0.0, 2.0]))",
+)
+for _n, _code in (
+    ("promote_types", "dt = xp.promote_types(xp.int16, xp.float32)  # float32"),
+    ("issubdtype", "ok = xp.issubdtype(x.dtype, np.floating)"),
+    ("iscomplexobj", "ok = xp.iscomplexobj(x)  # False"),
+    ("isrealobj", "ok = xp.isrealobj(x)  # True"),
+    ("isscalar", "ok = xp.isscalar(3.0)  # True; arrays never are"),
+    ("iterable", "ok = xp.iterable(x)  # True"),
+):
+    _add(f"xdist.{_n}", f"NumPy's ``{_n}`` (beyond the standard). " + METADATA, _code)
 
 # -- xdist.fft ---------------------------------------------------------------------------------
 FFT = (
@@ -1675,6 +1893,11 @@ _BESIDE = {
     "xdist._argwhere": "searching",
     "xdist._cumulative": "statistical",
     "xdist._comparisons": "utility",
+    "xdist._numpy_dtypes": "data-types",
+    "xdist._numpy_elementwise": "elementwise",
+    "xdist._numpy_indices": "indexing",
+    "xdist._numpy_shapes": "manipulation",
+    "xdist.linalg._numpy_products": "linear-algebra",
 }
 _MODULES = {"xdist.lib": "manipulation"}  # namespace attributes that are modules
 _FIXED = {
