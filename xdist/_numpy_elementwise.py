@@ -89,24 +89,29 @@ def spacing(x: Array, /, out: Any = None) -> Array:
 
 
 # -- interp ---------------------------------------------------------------------------------
-def _sample(v: Any, like: Array, name: str) -> Any:
-    """``xp`` or ``fp`` as a float64 block on every rank: NumPy data (compared across the ranks
-    under ``check_replicated``) or a replicated xdist array."""
+def _check_sample(v: Any, name: str) -> Any:
+    """``xp`` or ``fp`` checked (no message): NumPy data, made a NumPy array, or a replicated
+    xdist array, of a real dtype."""
     if isinstance(v, Array):
         if v.split is not None:
             raise ValueError(
                 f"interp: {name} must be replicated (NumPy data or an xdist array with split "
                 f"None), got one split along axis {v.split}; use xdist.resplit({name}, None)"
             )
-    else:
-        v = np.asarray(v)
-        if v.dtype.kind not in "biuf":
-            kind = "complex fp" if v.dtype.kind == "c" else f"{name} of dtype {v.dtype}"
-            raise NotImplementedError(f"interp: {kind} is not supported on xdist arrays")
-        v = replicated_operand(like, v.astype(np.float64), "interp")
-    check_category(v.dtype, "real numeric", "interp", name)
-    if v.ndim != 1:
-        raise ValueError(f"interp: {name} must be 1-D, got shape {v.shape}")
+        check_category(v.dtype, "real numeric", "interp", name)
+        return v
+    v = np.asarray(v)
+    if v.dtype.kind not in "biuf":
+        kind = "complex fp" if v.dtype.kind == "c" else f"{name} of dtype {v.dtype}"
+        raise NotImplementedError(f"interp: {kind} is not supported on xdist arrays")
+    return v.astype(np.float64)
+
+
+def _sample(v: Any, like: Array) -> Any:
+    """A checked ``xp`` or ``fp`` as a float64 block on every rank (NumPy data compared across
+    the ranks under ``check_replicated``)."""
+    if not isinstance(v, Array):
+        v = replicated_operand(like, v, "interp")
     return like._backend.xp.astype(v._local, like._backend.native_dtype(np.dtype(np.float64)))
 
 
@@ -134,11 +139,11 @@ def interp(
     for name, v in (("left", left), ("right", right)):
         if v is not None and not isinstance(v, (int, float, np.floating, np.integer)):
             raise TypeError(f"interp: {name} must be a real scalar or None, got {v!r}")
-    sx = np.shape(xp.local if isinstance(xp, Array) else xp)
-    sf = np.shape(fp.local if isinstance(fp, Array) else fp)
+    xp, fp = _check_sample(xp, "xp"), _check_sample(fp, "fp")
+    sx, sf = xp.shape, fp.shape
     if len(sx) != 1 or sx != sf or sx[0] == 0:
         raise ValueError(f"interp: xp and fp must be 1-D of one nonzero length, got {sx}, {sf}")
-    px, pf = _sample(xp, x, "xp"), _sample(fp, x, "fp")
+    px, pf = _sample(xp, x), _sample(fp, x)
     lib, n = x._backend.xp, sx[0]
     lo = float(pf[0]) if left is None else float(left)
     hi = float(pf[-1]) if right is None else float(right)
@@ -157,6 +162,8 @@ def interp(
             y = slope * (a - x0) + f0
             y = lib.where(lib.isnan(y), slope * (a - x1) + f1, y)
         y = lib.where(lib.isnan(y) & (f0 == f1) & ~lib.isnan(a), f0, y)
+        if n == 1:  # NumPy's one sample point: fp[0] wherever x is neither below nor above
+            y = f0
         y = lib.where(a == x0, f0, y)
         y = lib.where(a == px[-1], pf[-1], y)
         y = lib.where(a < px[0], lo, y)

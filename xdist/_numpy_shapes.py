@@ -69,7 +69,8 @@ def _flat_axis(arr: Array, axis: Any, func: str) -> tuple[Array, int]:
 
 def _positions(obj: Any, n: int, func: str) -> np.ndarray:
     """``obj`` (an int, a slice, ints or a boolean mask of length ``n``) as positions in
-    ``[0, n)`` for ``delete``, ``[0, n]`` for ``insert``, in the order given."""
+    ``[0, n)`` for ``delete``, ``[0, n]`` for ``insert`` (negative ones counted from ``n``, as
+    NumPy counts them), in the order given."""
     top = n + (func == "insert")
     if isinstance(obj, slice):
         return np.arange(*obj.indices(n))
@@ -88,10 +89,10 @@ def _positions(obj: Any, n: int, func: str) -> np.ndarray:
     if idx.size and idx.dtype.kind not in "iu":
         raise IndexError(f"{func}: obj must be ints, a slice or a boolean mask, got {idx.dtype}")
     idx = idx.astype(np.int64)
-    bad = (idx < -top) | (idx >= top)
+    bad = (idx < -n) | (idx >= top)
     if bad.any():
         raise IndexError(f"{func}: index {idx[bad][0]} is out of bounds for axis of size {n}")
-    return np.where(idx < 0, idx + top, idx)
+    return np.where(idx < 0, idx + n, idx)
 
 
 def _local_range(arr: Array, axis: int) -> tuple[int, int]:

@@ -1151,7 +1151,8 @@ _add(
     "NumPy's ``linalg.lstsq`` (beyond the standard) of a tall matrix split along its rows, "
     "never gathered: ``qr``'s TSQR (allgathervs of ``N x N`` pieces), one allreduce of "
     "``Q^H b`` and one of the residuals; a small SVD of ``R`` on every rank gives the rank and "
-    "NumPy's minimum-norm answer for rank-deficient matrices. Other layouts as ``qr``.",
+    "NumPy's minimum-norm answer for rank-deficient matrices. Split along its columns: one "
+    "all-to-all to its rows first.",
     "sol, res, rank, s = xp.linalg.lstsq(t, y)",
     TALL + "y = xp.asarray(np.arange(30.0), split=0)\n",
     {"allgatherv": 2, "allreduce": 2},
@@ -1248,8 +1249,9 @@ _add(
 _add(
     "xdist.kron",
     "NumPy's ``kron`` (beyond the standard): a broadcast product reshaped. None for a split "
-    "``a`` beside a replicated ``b``; otherwise what the product and ``reshape`` move "
-    "(all-to-alls), never a gather.",
+    "``a`` beside a replicated ``b``; both split: ``b`` made whole on every rank (one "
+    "allgatherv of ``b``), never ``a``; a replicated ``a`` beside a split ``b``: what the "
+    "product and ``reshape`` move (all-to-alls).",
     "k = xp.kron(x, np.eye(2))  # (8, 6), split along rows",
 )
 _add(

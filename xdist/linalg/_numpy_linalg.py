@@ -25,10 +25,11 @@ from .. import _elementwise_functions as ew
 from .. import _statistical_functions as stats
 from .._array import Array, replicated_operand, wrap_block
 from .._data_type_functions import astype
+from .._distribution_functions import resplit
 from .._layout import Layout
 from .._linear_algebra_functions import matmul, matrix_transpose
 from .._manipulation_functions import moveaxis, reshape, squeeze
-from .._validation import check_array, normalize_axes
+from .._validation import check_array, normalize_axis
 from ._common import check_matrices, real_dtype
 from ._norms import matrix_norm, vector_norm
 from ._tsqr import qr
@@ -42,7 +43,8 @@ def norm(x: Array, ord: Any = None, axis: Any = None, keepdims: bool = False) ->
     int ``axis``: vector norms (``ord`` any real, default 2); two axes: matrix norms (``'fro'``
     default, ``'nuc'``, ±1, ±2, ±inf). Integer and boolean ``x`` in the default floating dtype.
     Communication of ``vector_norm``/``matrix_norm``: none unless the split axis is reduced,
-    then one ``allreduce`` (the 2 / -2 / 'nuc' matrix norms: ``svdvals``'s)."""
+    then one ``allreduce``; the 2 / -2 / 'nuc' matrix norms: ``svdvals``'s TSQR, after one
+    all-to-all for a tall matrix split along its columns (a wide one along its rows)."""
     check_array(x, "norm")
     if not isinstance(keepdims, bool):
         raise TypeError(f"norm: keepdims must be a bool, got {keepdims!r}")
@@ -54,14 +56,23 @@ def norm(x: Array, ord: Any = None, axis: Any = None, keepdims: bool = False) ->
         if x.ndim not in (1, 2):
             raise ValueError(f"norm: ord={ord!r} needs a 1-D or 2-D x or an axis, got {x.ndim}-D")
         axis = tuple(range(x.ndim))
-    axes = normalize_axes(axis, x.ndim, "norm")
+    # In the order given: (1, 0) is the transposed matrix's norm.
+    axes = tuple(
+        normalize_axis(a, x.ndim, "norm") for a in (axis if isinstance(axis, tuple) else (axis,))
+    )
     if len(axes) == 1:
         if isinstance(ord, str):
             raise ValueError(f"norm: invalid norm order {ord!r} for vectors")
         return vector_norm(x, axis=axes[0], keepdims=keepdims, ord=2 if ord is None else ord)
-    if len(axes) != 2 or (isinstance(axis, (tuple, list)) and len(set(axes)) != len(axis)):
+    if len(axes) != 2 or axes[0] == axes[1]:
         raise ValueError(f"norm: axis must be an int or two different axes, got {axis!r}")
-    mat = matrix_norm(moveaxis(x, axes, (-2, -1)), keepdims=True, ord="fro" if ord is None else ord)
+    y = moveaxis(x, axes, (-2, -1))
+    if ord in (2, -2, "nuc") and y.split is not None and y.split >= y.ndim - 2:
+        # The singular values by TSQR: a tall matrix split along its rows, a wide one along
+        # its columns (one all-to-all to get there), never gathered.
+        rows = y.shape[-2] >= y.shape[-1]
+        y = resplit(y, y.ndim - 2 if rows else y.ndim - 1)
+    mat = matrix_norm(y, keepdims=True, ord="fro" if ord is None else ord)
     return moveaxis(mat, (-2, -1), axes) if keepdims else squeeze(mat, axis=(-2, -1))
 
 
@@ -84,9 +95,9 @@ def lstsq(a: Array, b: Any, rcond: float | None = None) -> LstsqResult:
 
     Communication: ``qr``'s TSQR for ``a`` split along its rows (one or two allgathervs of
     ``N x N`` pieces; never the matrix), one ``allreduce`` of ``Q^H b`` (``N x K``), and one
-    of the residuals (``K``) when they are computed. Other layouts of ``a`` go as ``qr``
-    takes them (gathered when split along its columns). A wide ``a`` (``M < N``) is refused:
-    use ``linalg.pinv(a) @ b``."""
+    of the residuals (``K``) when they are computed. An ``a`` split along its columns moves
+    to its rows first (one all-to-all); a replicated one is solved locally. A wide ``a``
+    (``M < N``) is refused: use ``linalg.pinv(a) @ b``."""
     check_matrices(a, "lstsq", name="a")
     if a.ndim != 2:
         raise ValueError(f"lstsq: a must be 2-D, got shape {a.shape}")
@@ -96,17 +107,22 @@ def lstsq(a: Array, b: Any, rcond: float | None = None) -> LstsqResult:
             f"lstsq: a wide matrix ({m} x {n}, fewer rows than columns) is not supported on "
             "xdist arrays; its minimum-norm solution is xdist.linalg.pinv(a) @ b"
         )
-    if not isinstance(b, Array):
-        b = replicated_operand(a, np.asarray(b), "lstsq")
-    if b.ndim not in (1, 2) or b.shape[0] != m:
-        raise ValueError(f"lstsq: b must have shape ({m},) or ({m}, K), got {b.shape}")
+    shape = b.shape if isinstance(b, Array) else np.shape(b)
+    if len(shape) not in (1, 2) or shape[0] != m:
+        raise ValueError(f"lstsq: b must have shape ({m},) or ({m}, K), got {shape}")
     if rcond is not None and (not isinstance(rcond, (int, float)) or isinstance(rcond, bool)):
         raise TypeError(f"lstsq: rcond must be a float or None, got {rcond!r}")
+    if not isinstance(b, Array):
+        b = replicated_operand(a, np.asarray(b), "lstsq")
     vector = b.ndim == 1
     dtype = np.result_type(a.dtype, b.dtype)
     a, b = astype(a, dtype), astype(reshape(b, (m, 1)) if vector else b, dtype)
+    if a.split == 1:  # TSQR factors a matrix split along its rows: one all-to-all there
+        a = resplit(a, 0)
     q, r = qr(a)
     c = matmul(ew.conj(matrix_transpose(q)), b)  # Q^H b: one allreduce over the split rows
+    if c.split is not None:  # N x K, wanted whole on every rank (a plan may have split it)
+        c = resplit(c, None)
     xp = a._backend.xp
     u, s, vh = xp.linalg.svd(r._local, full_matrices=False)
     cut = (np.finfo(dtype).eps * max(m, n) if rcond is None else rcond) * (s[0] if n else 0)

@@ -89,9 +89,13 @@ def kron(a: Any, b: Any) -> Array:
     with leading ones: the block ``a[i, j] * b`` at ``(i * b.shape[0], j * b.shape[1])``. A
     broadcast product of ``a`` and ``b`` reshaped with interleaved new axes, then merged.
     Communication: none for a split ``a`` and a replicated ``b`` (the split axis leads its
-    merged pair: a local reshape); otherwise what the elementwise product and ``reshape``
-    move (all-to-alls), never a gather."""
+    merged pair: a local reshape). Both split: ``b`` is made whole on every rank first (one
+    allgatherv of ``b``, smaller than each rank's block of the result when ``a`` has at least
+    as many rows as there are ranks), never ``a``. A replicated ``a`` beside a split ``b``:
+    what the product and ``reshape`` move (all-to-alls)."""
     a, b = _arrays(a, b, "kron")
+    if a.split is not None and b.split is not None:
+        b = resplit(b, None)  # each block of a's rows meets all of b
     nd = max(a.ndim, b.ndim)
     sa, sb = (1,) * (nd - a.ndim) + a.shape, (1,) * (nd - b.ndim) + b.shape
     wide_a = reshape(a, tuple(n for s in sa for n in (s, 1)))
