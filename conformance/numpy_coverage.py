@@ -142,8 +142,10 @@ def status(name: str) -> tuple[str, str]:
 def table() -> str:
     usage = json.loads(USAGE.read_text())
     top = list(usage["calls"].items())[:TOP]
+    # Each project's source as counted (a third-party pin, written plainly: a backticked hash
+    # reads as one of xdist's commits to tests/packaging/test_docs_claims.py).
     projects = ", ".join(
-        f"{name} ({info['calls']:,} calls, `{info['commit'][:12]}`)"
+        f"{name} {info['commit'][:12]} ({info['calls']:,} calls)"
         for name, info in usage["projects"].items()
     )
     rows = [status(name) for name, _ in top]
