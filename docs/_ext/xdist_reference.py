@@ -5,9 +5,9 @@ API reference appends to each docstring (``xdist_sphinx.py``) and that the tests
   name has no entry here (a new function must come with its note and example) or an entry
   names nothing.
 - ``tests/packaging/test_docs.py::test_reference_examples`` runs every example (its
-  ``setup``, then its ``code``) in one process per rank count, and at 3 ranks compares the collectives that
-  ``code`` makes, counted by ``xdist.count_collectives()``, with ``sends``: the counts the page
-  shows are measured, not written by hand. On one rank nothing is sent.
+  ``setup``, then its ``code``) in one process per rank count, and at 3 ranks compares the
+  collectives that ``code`` makes, counted by ``xdist.count_collectives()``, with ``sends``:
+  the counts the page shows are measured, not written by hand. On one rank nothing is sent.
 
 The notes are read off the code (the chapter modules' docstrings and functions); where a
 function's messages depend on the layouts, the note gives the rule and the example one case.
