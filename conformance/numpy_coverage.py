@@ -171,7 +171,58 @@ def table() -> str:
     for i, ((name, calls), (kind, use)) in enumerate(zip(top, rows), 1):
         use = use.replace("|", "\\|")
         lines.append(f"| {i} | `np.{name}` | {calls:,} | {kind} | {use} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + methods_table()) + "\n"
+
+
+# NumPy's array methods and attributes that xdist's Array does not have, with why.
+MISSING_METHODS = {
+    "argpartition": "use `x.argsort(axis)` (a full sort; no distributed partial sort)",
+    "partition": "use `xp.sort(x, axis=axis)` (a full sort; no distributed partial sort)",
+    "base": "a view's memory owner is a per-rank notion: `x.local.base`",
+    "byteswap": "byte order is the backend's: `xp.from_local(x.local.byteswap(), split=x.split)`",
+    "choose": "use `xp.where` (or `xp.take_along_axis` of the stacked choices)",
+    "compress": "use boolean indexing, `x[mask]`, or `xp.take(x, xp.nonzero(mask)[0], axis=...)`",
+    "ctypes": "per-rank memory: `x.local.ctypes`",
+    "data": "per-rank memory: `x.local.data`",
+    "flags": "per-rank memory: `x.local.flags`",
+    "strides": "per-rank memory: `x.local.strides`",
+    "dump": "pickle the array (`pickle.dump(x, f)`: each rank its block) or save with `xdist.io`",
+    "dumps": "`pickle.dumps(x)` (each rank its block)",
+    "tobytes": "bytes are per rank: `x.local.tobytes()`, or `xdist.io.save_npy` for a file",
+    "tofile": "`xdist.io.save_npy(x, path)` (each rank writes its block)",
+    "flat": "use `xp.reshape(x, (-1,))` (NumPy's iterator walks elements one by one)",
+    "getfield": "structured and reinterpreted dtypes are not standard dtypes",
+    "setfield": "structured and reinterpreted dtypes are not standard dtypes",
+    "view": "reinterpreting bytes as another dtype is per rank: `x.local.view(dtype)`",
+    "put": "use indexing writes, `x[idx] = values` (flat positions: on `xp.reshape(x, (-1,))`)",
+    "resize": "in-place resizing of a distributed buffer is not offered: `xp.resize(x, shape)`",
+    "setflags": "per-rank memory: `x.local.setflags(...)`",
+}
+
+
+def methods_table() -> list[str]:
+    """NumPy's ``ndarray`` methods and attributes: which xdist's Array has."""
+    import numpy as np
+
+    import xdist
+
+    names = [m for m in dir(np.ndarray) if not m.startswith("_")]
+    have = [m for m in names if hasattr(xdist.Array, m)]
+    lines = [
+        "",
+        "## NumPy's array methods",
+        "",
+        f"xdist's `Array` has {len(have)} of the {len(names)} public methods and attributes",
+        "of NumPy's `ndarray`, each distributed with the same results at any number of ranks:",
+        ", ".join(f"`{m}`" for m in have) + ".",
+        "",
+        "| `ndarray` | instead |",
+        "|---|---|",
+    ]
+    for name in names:
+        if name not in have:
+            lines.append(f"| `{name}` | {MISSING_METHODS.get(name, 'missing')} |")
+    return lines
 
 
 def main(argv: list[str]) -> int:

@@ -648,6 +648,100 @@ class Array:
         _refuse_args("cumsum", out=out)
         return self._numpy(np.cumsum, axis=axis, dtype=dtype)
 
+    def cumprod(self, axis=None, dtype=None, out=None):
+        """``np.cumprod(self, ...)`` (``axis=None``: of the flattened array): one exscan of the
+        blocks' products along the split axis, none along another."""
+        _refuse_args("cumprod", out=out)
+        return self._numpy(np.cumprod, axis=axis, dtype=dtype)
+
+    def sort(self, axis: int = -1, kind=None, order=None) -> None:
+        """NumPy's ``ndarray.sort``: sorts in place (``xdist.sort``, stable, then written
+        into ``self``, through a view as NumPy writes). Communication: ``xdist.sort``'s
+        along the split axis, none along another."""
+        _refuse_args("sort", order=order)
+        self[...] = self.__array_namespace__().sort(self, axis=axis)
+
+    def argsort(self, axis: int = -1, kind=None, order=None) -> Array:
+        """NumPy's ``ndarray.argsort`` by ``xdist.argsort`` (always stable: NumPy's default
+        sort gives ties in any order, its ``kind="stable"`` this order)."""
+        _refuse_args("argsort", order=order)
+        return self.__array_namespace__().argsort(self, axis=axis)
+
+    def searchsorted(self, v: Any, side: str = "left", sorter: Any = None) -> Array:
+        """NumPy's ``ndarray.searchsorted``: ``xdist.searchsorted(self, v, ...)``; ``v`` may
+        be a list or NumPy array, the same on every rank."""
+        xp = self.__array_namespace__()
+        if isinstance(v, (list, tuple, np.ndarray)):
+            v = xp.asarray(np.asarray(v))
+        return xp.searchsorted(self, v, side=side, sorter=sorter)
+
+    def take(self, indices: Any, axis: int | None = None, out=None, mode: str = "raise"):
+        """NumPy's ``ndarray.take``: ``xdist.take`` (``axis=None``: of the flattened array);
+        the indices may be a list or NumPy array, the same on every rank."""
+        _refuse_args("take", out=out, mode=None if mode == "raise" else mode)
+        xp = self.__array_namespace__()
+        source = xp.reshape(self, (-1,)) if axis is None else self
+        idx = indices if isinstance(indices, Array) else np.asarray(indices)
+        if not isinstance(idx, Array) and idx.ndim == 0:
+            return source[(slice(None),) * (0 if axis is None else axis % self.ndim) + (int(idx),)]
+        return xp.take(source, xp.asarray(idx), axis=0 if axis is None else axis)
+
+    def repeat(self, repeats: Any, axis: int | None = None) -> Array:
+        """NumPy's ``ndarray.repeat``: ``xdist.repeat`` (``axis=None``: of the flattened
+        array)."""
+        if not isinstance(repeats, (int, np.integer, Array)):
+            repeats = self.__array_namespace__().asarray(np.asarray(repeats))
+        return self.__array_namespace__().repeat(self, repeats, axis=axis)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Array:
+        """NumPy's ``ndarray.swapaxes``: ``permute_dims`` with the two axes exchanged (no
+        message: the split axis moves with its data)."""
+        order = list(range(self.ndim))
+        order[axis1], order[axis2] = order[axis2], order[axis1]
+        return self.__array_namespace__().permute_dims(self, tuple(order))
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+        """NumPy's ``ndarray.diagonal``: the diagonal of ``axis1`` and ``axis2`` as the last
+        axis (``xdist.linalg.diagonal`` after moving them last)."""
+        xp = self.__array_namespace__()
+        a1, a2 = axis1 % self.ndim, axis2 % self.ndim
+        if a1 == a2:
+            raise ValueError(f"Array.diagonal: axis1 and axis2 must differ, got {axis1}, {axis2}")
+        rest = [i for i in range(self.ndim) if i not in (a1, a2)]
+        moved = xp.permute_dims(self, (*rest, a1, a2))
+        return xp.linalg.diagonal(moved, offset=offset)
+
+    def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
+        """NumPy's ``ndarray.trace``: ``xdist.trace`` (the sum of ``diagonal``)."""
+        return self.__array_namespace__().trace(self, offset, axis1, axis2, dtype, out)
+
+    def conj(self) -> Array:
+        """NumPy's ``ndarray.conj``: ``xdist.conj``, elementwise."""
+        return self.__array_namespace__().conj(self)
+
+    conjugate = conj
+
+    @property
+    def real(self) -> Array:
+        """NumPy's ``ndarray.real``: ``xdist.real``, elementwise (a new array, not a view)."""
+        return self.__array_namespace__().real(self)
+
+    @property
+    def imag(self) -> Array:
+        """NumPy's ``ndarray.imag``: ``xdist.imag``, elementwise (a new array, not a view)."""
+        return self.__array_namespace__().imag(self)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element (NumPy's ``ndarray.itemsize``)."""
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the whole global array, all ranks together (NumPy's ``ndarray.nbytes``;
+        ``x.local.nbytes`` is this rank's block)."""
+        return self.size * self.dtype.itemsize
+
     def reshape(self, *shape: Any, order: str = "C", copy: bool | None = None) -> Array:
         """``np.reshape(self, shape)``, the shape given as a tuple or as integers
         (``x.reshape(3, -1)``), a view where NumPy gives one (``xdist.reshape``)."""

@@ -1011,6 +1011,49 @@ for _m, _comm, _code, _sends in (
         "x.fill(0.0)",
         {},
     ),
+    (
+        "cumprod",
+        "One exscan of the blocks' products along the split axis, none along another; "
+        "``axis=None`` flattens first (a reshape).",
+        "c = x.cumprod(axis=0)",
+        {"exscan": 1},
+    ),
+    (
+        "sort",
+        "``xdist.sort``'s, then a write into ``x`` (in place, as NumPy's).",
+        "x.sort(axis=1)",
+        {},
+    ),
+    ("argsort", "``xdist.argsort``'s (always stable).", "k = x.argsort(axis=1)", {}),
+    (
+        "searchsorted",
+        "``xdist.searchsorted``'s; a list or NumPy array of values is made a replicated array "
+        "(``asarray``'s one allreduce).",
+        "i = x[:, 0].searchsorted([2.5, 7.0])",
+        {"allreduce": 2},
+    ),
+    (
+        "take",
+        "``xdist.take``'s (``axis=None``: of the flattened array); a list or NumPy array of "
+        "indices is made a replicated array (``asarray``'s one allreduce).",
+        "y = x.take([2, 0], axis=1)",
+        {"allreduce": 1},
+    ),
+    ("repeat", "``xdist.repeat``'s.", "y = x.repeat(2, axis=1)", {}),
+    ("swapaxes", "None: the split axis moves with its data.", "y = x.swapaxes(0, 1)", {}),
+    ("diagonal", "``xdist.linalg.diagonal``'s.", "d = x.diagonal()", {}),
+    ("trace", "``xdist.trace``'s.", "t = x.trace()", {"allreduce": 1}),
+    ("conj", ELEMENTWISE, "y = x.conj()", {}),
+    ("conjugate", ELEMENTWISE, "y = x.conjugate()", {}),
+    ("real", ELEMENTWISE + " A new array, not a view.", "y = x.real", {}),
+    ("imag", ELEMENTWISE + " A new array, not a view.", "y = x.imag", {}),
+    ("itemsize", "None: bytes per element.", "print(x.itemsize)  # 8", {}),
+    (
+        "nbytes",
+        "None: bytes of the global array (``x.local.nbytes``: this rank's).",
+        "print(x.nbytes)",
+        {},
+    ),
 ):
     _add(f"xdist.Array.{_m}", _NUMPY_METHOD.format(name=_m) + _comm, _code, sends=_sends)
 

@@ -121,6 +121,21 @@ METHODS = [
     _m("dot(ndarray)", lambda a: a.dot(np.linspace(-1.0, 1.0, 3)), ndim=2, rtol=1e-12),
     _m("nonzero()", lambda a: a.nonzero(), ndim=1),
     _m("nonzero(bool)", lambda a: a.nonzero(), ndim=1, kind="b"),
+    _m("cumprod()", lambda a: a.cumprod(), kind="i"),
+    _m("cumprod(axis=0)", lambda a: a.cumprod(axis=0), ndim=1, rtol=1e-12),
+    _m("argsort(axis=0)", lambda a: a.argsort(axis=0, kind="stable"), ndim=1),
+    _m("argsort(int)", lambda a: a.argsort(kind="stable"), ndim=1, kind="i"),
+    _m("take(list)", lambda a: a.take([0, -1, 0]), ndim=1),
+    _m("take(axis=-1)", lambda a: a.take(np.array([2, 0]), axis=-1), ndim=2),
+    _m("repeat(2)", lambda a: a.repeat(2)),
+    _m("repeat(2, axis=0)", lambda a: a.repeat(2, axis=0), ndim=1),
+    _m("swapaxes(0, 1)", lambda a: a.swapaxes(0, 1), ndim=2),
+    _m("diagonal()", lambda a: a.diagonal(), ndim=2),
+    _m("diagonal(1)", lambda a: a.diagonal(1), ndim=2),
+    _m("trace()", lambda a: a.trace(), ndim=2, rtol=1e-12),
+    _m("conj()", lambda a: a.conj(), keeps=True),
+    _m("real", lambda a: a.real, keeps=True),
+    _m("imag", lambda a: a.imag, keeps=True),
 ]
 
 
@@ -317,3 +332,19 @@ def test_methods_on_torch_blocks_return_xdist_arrays():
     x = distribute(_data((7, 3), "f"), 1)
     for got in (x.sum(axis=0), x.astype(np.float32), x.reshape(3, 7), x.transpose()):
         assert isinstance(got, xdist.Array)
+
+
+@pytest.mark.parametrize("shape, case", CASES)
+def test_sort_in_place_searchsorted_and_sizes(shape, case):
+    g = _data(shape, "f")
+    x = distribute(g.copy(), *case)
+    if g.ndim == 0:  # NumPy: axis -1 is out of bounds for a 0-d array
+        with pytest.raises((ValueError, IndexError)):
+            x.sort()
+        return
+    assert (x.nbytes, x.itemsize) == (g.nbytes, g.itemsize)
+    assert without_gathers(x.sort, axis=0) is None
+    assert_equal(x, np.sort(g, axis=0))
+    if g.ndim == 1:
+        values = np.array([-0.5, 0.0, 0.25])
+        assert_equal(without_gathers(x.searchsorted, values), np.sort(g).searchsorted(values))

@@ -47,3 +47,17 @@ def test_aliases_name_standard_functions():
     for numpy_name, standard in coverage.STANDARD_NAMES.items():
         assert coverage._standard(standard), (numpy_name, standard)
         assert not coverage._standard(numpy_name) or numpy_name == standard, numpy_name
+
+
+def test_every_ndarray_method_is_on_array_or_says_why():
+    import numpy as np
+
+    import xdist
+
+    names = {m for m in dir(np.ndarray) if not m.startswith("_")}
+    missing = {m for m in names if not hasattr(xdist.Array, m)}
+    reasons = set(coverage.MISSING_METHODS)
+    assert missing <= reasons, f"ndarray members without a reason: {sorted(missing - reasons)}"
+    assert not reasons & (names - missing), (
+        f"members xdist's Array has, still given a reason: {sorted(reasons & (names - missing))}"
+    )
