@@ -42,11 +42,30 @@ _DTYPES = {
 
 def _remainder(x1: Any, x2: Any, /) -> torch.Tensor:
     """Torch's ``remainder`` with a zero result signed as the divisor, as the standard and
-    NumPy say (``-0.0 % 1.0 == +0.0``, ``0.0 % -1.0 == -0.0``); Torch signs it as the dividend."""
+    NumPy say (``-0.0 % 1.0 == +0.0``, ``0.0 % -1.0 == -0.0``); Torch signs it as the dividend.
+    Torch's vectorized kernel gives NaN where the quotient ``x1 / x2`` overflows (finite
+    operands, ``1.4e6 % 4e-33`` in float32), though the remainder is exact and small: those
+    elements, rare, are computed again by NumPy's on the host."""
     out = xp_torch.remainder(x1, x2)
     if not out.is_floating_point():
         return out
-    return torch.where(out == 0, torch.copysign(out, x2).to(out.dtype), out)
+    # a nonzero floored remainder has the divisor's sign already: one copysign signs the zeros
+    out = torch.copysign(out, x2).to(out.dtype)
+    if out.is_complex():
+        return out
+    nan = torch.isnan(out)
+    if not bool(nan.any()):  # the common case: one pass
+        return out
+    a, b = (torch.as_tensor(v, dtype=out.dtype, device=out.device) for v in (x1, x2))
+    a, b = torch.broadcast_tensors(a, b)
+    lost = nan & torch.isfinite(a) & torch.isfinite(b) & (b != 0)
+    if not bool(lost.any()):
+        return out
+    where = lost.nonzero(as_tuple=True)
+    again = np.remainder(a[where].cpu().numpy(), b[where].cpu().numpy())
+    out = out.clone()
+    out[where] = torch.from_numpy(again).to(out.device)
+    return out
 
 
 # -- complex sorting: Torch cannot sort complex numbers on the CPU, xdist's sorts, sample sort

@@ -411,3 +411,28 @@ def test_asarray_copies_a_0d_value_with_a_dtype_change(name, value, dtype):
     before = float(value)
     block[...] = 0  # a copy: the value given is untouched
     assert float(value) == before
+
+
+@_NEEDS_TORCH
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_torch_remainder_where_the_quotient_overflows(dtype):
+    """Torch's vectorized ``remainder`` gives NaN where ``x1 / x2`` overflows (finite
+    operands); the backend's gives NumPy's exact remainder there, and NumPy's signed zeros and
+    special values everywhere (a grid of every pair)."""
+    import torch
+
+    from xdist.backends import torch as backend_module
+
+    big, tiny = (1.41383e6, 4.1548722e-33) if dtype == "float32" else (1e300, 1e-10)
+    a = np.full((3, 3, 2), big, dtype=dtype)
+    a[0, 0, 0] = -big
+    b = np.asarray(tiny, dtype=dtype)
+    got = backend_module._remainder(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+    np.testing.assert_array_equal(got, np.remainder(a, b))
+    vals = np.array([-0.0, 0.0, 5.0, -5.0, 7.5, -7.5, np.inf, -np.inf, np.nan, 1e-30, 3.0], dtype)
+    x, y = np.meshgrid(vals, vals)
+    with np.errstate(all="ignore"):
+        want = np.remainder(x, y)
+    got = backend_module._remainder(torch.from_numpy(x), torch.from_numpy(y)).numpy()
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()

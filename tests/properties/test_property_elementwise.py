@@ -146,13 +146,24 @@ def _check_overflowing(name, *args):
     (finite operands, a part beyond the largest number), only that it overflows too. What
     the other part is there is the library's: ``(240j) ** (5e13 - 2e18j)`` is the phase of
     a huge angle (CuPy's inf + inf j, NumPy's inf - inf j); Torch-CUDA's complex64
-    ``cos(90j)`` is inf + nan j, NumPy's inf - 0j (``-sin(0) * sinh(90)``)."""
+    ``cos(90j)`` is inf + nan j, NumPy's inf - 0j (``-sin(0) * sinh(90)``). A result at the
+    edge of the range may overflow in one library's intermediate and not in another's:
+    ``(3.4e38 + 0j) ** 8`` is 1.7975e308, finite, where NumPy's gives inf + nan j; so where
+    NumPy overflows, the other library's part may also be finite within a factor 4 of the
+    largest number."""
     got = call(name, *args)
-    want = np.asarray(oracle(name, *args))
+    return _compare_overflowing(got, np.asarray(oracle(name, *args)))
+
+
+def _compare_overflowing(got, want):
     assert (got.shape, got.dtype) == (want.shape, want.dtype)
     host = got.to_numpy()
     over = ~np.isfinite(want)
-    assert not np.isfinite(host[over]).any(), (host[over], want[over])
+    edge = np.finfo(want.dtype).max / 4 if want.dtype.kind in "fc" else np.inf
+    assert (~np.isfinite(host[over]) | (np.abs(host[over]) >= edge)).all(), (
+        host[over],
+        want[over],
+    )
     tol = backend_rtol(want.dtype)
     with np.errstate(all="ignore"):
         np.testing.assert_allclose(
@@ -192,7 +203,10 @@ def test_binary_operator(name, data):
     with quiet():
         got = op(x1, x2)
         expected = op(to_strict(x1), to_strict(x2))
-    compare(got, to_numpy(expected))
+    if name == "pow" and BACKEND.name != "numpy" and "c" in (_kind(x1), _kind(x2)):
+        _compare_overflowing(got, to_numpy(expected))  # as test_binary's pow
+    else:
+        compare(got, to_numpy(expected))
 
 
 _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
