@@ -260,7 +260,10 @@ def test_a_skipped_collective_then_another_ends_the_job_with_each_rank_s_place(j
     assert "total = xp.sum(x)  # rank 1 skips this" in err  # the program's line
     assert "rank 1: in allgather (call 1 on this communicator)" in err
     assert "allgather_ints([1])" in err
-    assert err.count("xdist watchdog:") == 1, "one message"
+    assert err.count("The ranks cannot meet again") == 1, "one message ends the job"
+    # On a loaded machine rank 1 may still be on its way when rank 0 has waited 1 s: that long
+    # wait is reported once, "still waiting", before the message that ends the job.
+    assert err.count("xdist watchdog:") == 1 + err.count("(still waiting:"), err
     assert _waited(err) < 10, err  # the timeout is 1 s
 
 
