@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _array
 from ._data_type_functions import astype
+from ._deferred import Deferred
 from ._dtypes import check_category
 from ._elementwise_functions import conj, multiply
 from ._layout import Layout
@@ -160,6 +161,10 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     among those that gather no split operand larger than ``gather_warning_elements`` (see
     ``_ops/matmul_plan.py``). Every argument error is raised before any message."""
     _check_operands(x1, x2)
+    if x1.__class__ is not _array.Array and isinstance(x1, Deferred):
+        found = x1.left_product(x2)
+        if found is not None:
+            return found
     comm, backend = x1._comm, x1._backend
     xp = backend.xp
     if x1.ndim == 1 and x2.ndim == 1 and x1._layout == x2._layout:

@@ -63,9 +63,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._array import Array, wrap_block
+from .._deferred import deferred
 from .._layout import Layout
 from .._movement.collectives import (
     allgather_block,
+    allreduce_block,
     allreduce_host,
     bcast_block,
     sendrecv_block,
@@ -410,6 +412,51 @@ def rows_of(factor: Any, proxy: Proxy, backend: Backend) -> Any:
     return out
 
 
+def deferred_rows(factor: Any, proxy: Proxy, layout: Layout, like: Array) -> Array:
+    """The array whose blocks are ``rows_of(factor, proxy)`` (``svd``'s ``U``), formed on
+    first use (``xdist/_deferred.py``). ``U.T @ y`` with ``y`` laid out as ``U``'s rows is
+    taken without forming ``U``: ``factor``'s rows among the first ``N`` times ``y``'s, plus
+    ``(Q_S F)^T (Q_i^T y)`` for the rank's other rows (``F`` the factor's rows below ``N``),
+    summed over the ranks by one ``allreduce``, as the eager product sums its parts. ``make``
+    holds only the proxy, whose ``q_local`` ``tsqr`` allocated: a later write into the
+    factored matrix cannot reach ``U``."""
+    backend = like._backend
+    xp = backend.xp
+    dtype, device = backend.dtype_of(factor), backend.device_of(factor)
+
+    def transpose_left(other: Array) -> Array | None:
+        if (
+            other.ndim not in (1, 2)
+            or other._layout.split != layout.split
+            or other._layout.counts != layout.counts
+            or other.dtype != dtype
+            or other.device != device
+        ):
+            return None
+        y = other._local
+        small = xp.matmul(proxy.q_stack, factor[proxy.n :, :])
+        part = xp.matmul(
+            xp.matrix_transpose(small),
+            xp.matmul(xp.matrix_transpose(proxy.q_local), y[proxy.top :, ...]),
+        )
+        if proxy.top:
+            head = factor[proxy.start : proxy.start + proxy.top, :]
+            part = part + xp.matmul(xp.matrix_transpose(head), y[: proxy.top, ...])
+        comm = like._comm
+        if layout.split is not None and comm.size > 1:
+            part = allreduce_block(part, "sum", comm, backend)
+        return Array._new(part, Layout.replicated(tuple(part.shape)), comm, backend)
+
+    return deferred(
+        lambda: rows_of(factor, proxy, backend),
+        layout,
+        like,
+        dtype,
+        device,
+        transpose_left=transpose_left,
+    )
+
+
 # -- whole matrices on one rank ----------------------------------------------------------------
 def _local_proxy(block: Any, backend: Backend) -> Proxy | None:
     """The Cholesky QR proxy of whole matrices (no message) where they have at least twice
@@ -503,11 +550,22 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
         proxy = tsqr(x._local, x.counts, x)
         u_p, s, vh = numpy_svd(proxy.p, False, backend)
         u_layout = Layout((*batch, m, k), nd - 2, x.counts)
-        return SVDResult(
-            wrap_block(rows_of(u_p, proxy, backend), u_layout, x),
-            wrap_block(s, rep(s.shape), x),
-            wrap_block(vh, rep(vh.shape), x),
+        u = (
+            deferred_rows(u_p, proxy, u_layout, x)
+            if nd == 2
+            else wrap_block(rows_of(u_p, proxy, backend), u_layout, x)
         )
+        return SVDResult(u, wrap_block(s, rep(s.shape), x), wrap_block(vh, rep(vh.shape), x))
+    if reduced and nd == 2 and x._comm.size == 1 and x.split in (0, None):
+        proxy = _local_proxy(x._local, backend)  # None: not twice as tall as wide
+        if proxy is not None:
+            u_p, s, vh = numpy_svd(proxy.p, False, backend)
+            u_layout = x._layout.with_shape((m, k), x.split)
+            return SVDResult(
+                deferred_rows(u_p, proxy, u_layout, x),
+                wrap_block(s, rep(s.shape), x),
+                wrap_block(vh, rep(vh.shape), x),
+            )
     if reduced and _wide_on_columns(x, strict=True):  # x = P^H (I + Q_B)^H = U S Vh_P (...)^H
         proxy = tsqr(_conj_t(x._local, xp), x.counts, x)
         u, s, vh_p = numpy_svd(_conj_t(proxy.p, xp), False, backend)
