@@ -315,6 +315,7 @@ def run(args) -> dict:
                 order = [n for n in live if not out["checks"][case][n]["error"]]
                 shift = r % max(1, len(order))
                 for name in order[shift:] + order[:shift]:
+                    time.sleep(args.settle)  # the last contender's BLAS threads go idle
                     reply = servers[name].ask(
                         cmd="time", case=case, rows=args.rows, repeat=args.repeat
                     )
@@ -458,6 +459,13 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=20000, help="samples (PCA cases: / 5)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=1, help="calls per contender per round")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.2,
+        help="seconds of pause before each contender's timed calls, so that the threads of "
+        "the contender before (OpenBLAS's spin for a while after a call) leave the cores",
+    )
     parser.add_argument("--only", default=",".join(c.name for c in cases.CASES))
     parser.add_argument("--contenders", default=",".join(CONTENDERS))
     parser.add_argument("--json", default=None, help="write the results to this file")

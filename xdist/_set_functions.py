@@ -5,8 +5,13 @@ Results follow NumPy's ``np.unique(..., equal_nan=False)``: 1-D, sorted; every N
 of its own (count one); ``-0.0`` and ``0.0`` are one value, reported as the one that occurs
 first; ``indices`` are first occurrences in the flattened (C order) array, ``inverse_indices``
 has the shape of ``x``; indices and counts are int64. A replicated ``x`` (or one rank) is done
-locally and gives replicated results. A split ``x`` gives results split along axis 0 with exact,
-possibly uneven counts, and an ``inverse_indices`` laid out as ``x``:
+locally and gives replicated results. ``unique_values`` of a split ``x`` whose ranks find at
+most ``gather_warning_elements`` distinct values in all (class labels: what scikit-learn asks
+of it, many times per metric) is replicated: step 1, then one ``allgather`` of the record
+counts and one ``allgatherv`` of the records, merged alike on every rank (``x`` split along
+its first axis of more than one element, so that rank order is flat order). Otherwise a split
+``x`` gives results split along axis 0 with exact, possibly uneven counts, and an
+``inverse_indices`` laid out as ``x``:
 
 1. Local runs: each rank sorts its block, flattened, by (value, flat global index) and keeps
    one record per run of equal values (value, first index, count); a local inverse maps each
@@ -30,6 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._array import Array
+from ._config import get_config
 from ._creation_functions import full_like
 from ._data_type_functions import astype, result_type
 from ._dtypes import check_category
@@ -195,7 +201,14 @@ def _unique(x: Array, *, indices: bool, inverse: bool, counts: bool) -> tuple:
         out = Layout.replicated((nu,)) if layout.split is None else Layout((nu,), 0, (nu,))
         local = (values, first, None if inv is None else xp.reshape(inv, x._local.shape), cnt)
     else:
-        out, local = _unique_split(x, values, first, cnt, inv, indices, inverse, counts)
+        records = counts_from_local(values.shape[0], comm)
+        if not (indices or inverse or counts) and _few(x, records):
+            merged = _merged_values(values, records, x)
+            out, local = Layout.replicated(tuple(merged.shape)), (merged, None, None, None)
+        else:
+            out, local = _unique_split(
+                x, values, first, cnt, inv, indices, inverse, counts, records
+            )
     wanted = (True, indices, inverse, counts)
     layouts = (out, out, layout, out)
     return tuple(
@@ -204,11 +217,30 @@ def _unique(x: Array, *, indices: bool, inverse: bool, counts: bool) -> tuple:
     )
 
 
-def _unique_split(x, values, first, cnt, inv, indices, inverse, counts) -> tuple[Layout, tuple]:
-    """Steps 2-4 for a split ``x``: the result layout and this rank's blocks."""
+def _few(x: Array, records: tuple[int, ...]) -> bool:
+    """Whether ``unique_values`` of the split ``x`` whose ranks found ``records`` distinct
+    values each is taken whole on every rank (the same answer on every rank: ``records``)."""
+    rank_ordered = math.prod(x.shape[: x._layout.split]) == 1
+    return rank_ordered and sum(records) <= get_config().gather_warning_elements
+
+
+def _merged_values(values: Any, records: tuple[int, ...], x: Array) -> Any:
+    """Every rank's distinct values (``records[r]`` from rank r, each rank's sorted, with the
+    first of equal values kept) merged: sorted, stable, so that of equal values (signed
+    zeros) the first rank's, which comes first in flat order, is kept; each NaN kept."""
+    backend = x._backend
+    every = allgather_block(values, records, x._comm, backend)
+    every = every[np.argsort(every, kind="stable")]
+    return backend.from_host(every[_run_starts(every, None, np)], backend.device_of(values))
+
+
+def _unique_split(
+    x, values, first, cnt, inv, indices, inverse, counts, records
+) -> tuple[Layout, tuple]:
+    """Steps 2-4 for a split ``x`` whose ranks found ``records`` runs each: the result layout
+    and this rank's blocks."""
     xp, comm, backend = x._backend.xp, x._comm, x._backend
     me = comm.rank
-    records = counts_from_local(values.shape[0], comm)
     split = x._layout.split
     res = sample_sort(
         values[None, :],

@@ -41,7 +41,7 @@ def expected(a: np.ndarray):
 
 def check_layouts(out, x: xdist.Array) -> None:
     """Results are split along 0 when x is split (replicated when x is); the inverse is
-    laid out as x."""
+    laid out as x. (``unique_values`` alone may be replicated: ``check_values_layout``.)"""
     if hasattr(out, "inverse_indices"):
         assert out.inverse_indices.layout == x.layout
     values = out if isinstance(out, xdist.Array) else out.values
@@ -64,7 +64,7 @@ def test_unique_functions_match_numpy(shape, kind):
         assert_equal(out.inverse_indices, inverse)
         assert_equal(out.counts, counts)
         check_layouts(out, x)
-        assert_equal(xdist.unique_values(x), values)
+        check_unique_values(x, values)
         pair = xdist.unique_counts(x)
         assert_equal(pair.values, values)
         assert_equal(pair.counts, counts)
@@ -73,6 +73,21 @@ def test_unique_functions_match_numpy(shape, kind):
         assert_equal(pair.values, values)
         assert_equal(pair.inverse_indices, inverse)
         check_layouts(pair, x)
+
+
+def check_unique_values(x: xdist.Array, values: np.ndarray) -> None:
+    """``unique_values`` both ways: whole on every rank while the ranks find at most
+    ``gather_warning_elements`` values in all (x split along its first long axis), else
+    split along 0 by the sample sort, as the other unique functions."""
+    whole = x.split is not None and SIZE > 1 and int(np.prod(x.shape[: x.split])) == 1
+    got = xdist.unique_values(x)
+    assert_equal(got, values)
+    assert got.split == (None if whole or x.split is None else 0)
+    with xdist.config_context(gather_warning_elements=0):
+        got = xdist.unique_values(x)
+        assert_equal(got, values)
+        whole = whole and values.size == 0  # no value found: within the threshold
+        assert got.split == (None if whole or x.split is None else 0)
 
 
 @pytest.mark.parametrize("split", [None, 0])
@@ -92,6 +107,8 @@ def test_signed_zeros_are_one_value_reported_as_the_first(first):
         out = xdist.unique_counts(distribute(a, split, counts))
         assert_equal(out.counts, np.array([5, 1, 1]))
         assert np.signbit(out.values.to_numpy()[0]) == np.signbit(first)
+        values = xdist.unique_values(distribute(a, split, counts)).to_numpy()
+        assert np.signbit(values[0]) == np.signbit(first)
 
 
 @pytest.mark.parametrize("shape", [(3000,), (6, 500)], ids=["1-D", "2-D"])
@@ -130,14 +147,24 @@ def _collectives(func, a, split) -> dict[str, int]:
     "func", [xdist.unique_all, xdist.unique_counts, xdist.unique_inverse, xdist.unique_values]
 )
 def test_messages_are_few_and_independent_of_size(func):
-    small = _collectives(func, make((10,), "float64"), 0)
-    large = _collectives(func, make((3000,), "float64"), 0)
+    with xdist.config_context(gather_warning_elements=0):
+        small = _collectives(func, make((10,), "float64"), 0)
+        large = _collectives(func, make((3000,), "float64"), 0)
     assert small == large
     if SIZE > 1:
         back = 1 if func in (xdist.unique_all, xdist.unique_inverse) else 0
         want = {"allgather": 3, "allgatherv": 2, "alltoall": 1, "alltoallv": 1 + back}
         assert small == want
     assert _collectives(func, make((10,), "float64"), None) == {}
+
+
+def test_few_values_meet_whole_in_two_messages():
+    """``unique_values`` of class labels: one ``allgather`` of counts, one ``allgatherv`` of
+    each rank's distinct values, whatever the size of ``x``."""
+    for n in (10, 3000):
+        labels = np.random.default_rng(n).integers(0, 3, size=n)
+        sent = _collectives(xdist.unique_values, labels, 0)
+        assert sent == ({"allgather": 1, "allgatherv": 1} if SIZE > 1 else {})
 
 
 @pytest.mark.parametrize("split", [0, 1])
