@@ -303,15 +303,24 @@ def sort(
     return busiest(per_rank)
 
 
-def unique_values(p: int, n: int, itemsize: int, order: str = "random") -> Cost:
+def unique_values(
+    p: int, n: int, itemsize: int, order: str = "random", whole_at_most: int = 65536
+) -> Cost:
     """``unique_values`` of a 1-D array of ``n`` distinct values split over ``p`` ranks
     (``xdist/_set_functions.py``): the records (one per local run: every element here) are
-    counted (one allgather of 8 bytes), sample-sorted as ``sort`` sorts but without the
-    rebalance (the result keeps the sort's exact uneven counts), each rank's last value is
-    gathered (one allgatherv of one element from each rank holding records) and the run counts
-    (one allgather of three int64)."""
+    counted (one allgather of 8 bytes). At most ``whole_at_most`` records in all
+    (``gather_warning_elements``): one allgatherv of every rank's records, the result whole on
+    every rank. Otherwise they are sample-sorted as ``sort`` sorts but without the rebalance
+    (the result keeps the sort's exact uneven counts), each rank's last value is gathered (one
+    allgatherv of one element from each rank holding records) and the run counts (one
+    allgather of three int64)."""
     if p == 1:
         return {}
+    if n <= whole_at_most:
+        return {
+            "allgather": Traffic(1, 8, p - 1),
+            "allgatherv": Traffic(1, max(balanced(n, p)) * itemsize, p - 1),
+        }
     sorted_ = sort(p, n, itemsize, order)
     exchange = sorted_["alltoallv"]
     return merged(

@@ -111,6 +111,9 @@ def test_unique_and_median():
     g = np.arange(n, 0, -1).astype("float64")  # distinct and reversed
     x = distribute(g, 0)
     assert counted(lambda: xdist.unique_values(x)) == cm.unique_values(P, n, 8, "reversed")
+    with xdist.config_context(gather_warning_elements=0):
+        sorted_ = counted(lambda: xdist.unique_values(x))
+    assert sorted_ == cm.unique_values(P, n, 8, "reversed", whole_at_most=0)
     assert counted(lambda: xdist.median(x)) == cm.median(P, n, 8, "reversed")
 
 
