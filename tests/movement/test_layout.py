@@ -154,3 +154,16 @@ def test_slice_positions_past_loop_ranks_match_the_loop(monkeypatch):
         assert [keys.split_counts(layout, r, q) for q in (0, 7, 50, 99)] == by_loop
         want = tuple(sum(1 for i in r if lo <= i < lo + c) for lo, c in zip(layout.offsets, counts))
         assert by_loop[0][0] == want
+
+
+@pytest.mark.parametrize(
+    "counts", [(5,), (0, 5), (3, 0, 2), (1, 1, 0, 3), (2, 0, 0, 1, 2), (1,) * 7, (0, 0, 4, 0, 0, 1)]
+)
+def test_owners_of_indices_at_any_rank_count(counts):
+    """``Layout.owners`` (comparisons for a few ranks, a search for more) names the rank whose
+    block holds each index, empty blocks owning nothing, as ``Layout.owner`` does one by one."""
+    layout = Layout((sum(counts), 2), 0, counts)
+    indices = np.arange(sum(counts))[::-1]
+    np.testing.assert_array_equal(
+        layout.owners(indices), [layout.owner(int(i)) for i in indices], strict=True
+    )

@@ -190,9 +190,25 @@ def fetch_spread(
     del vals  # the sent rows are freed before the result is ordered: about two blocks held
     got = alltoallv_host(sent, sendcounts, recvcounts, comm).reshape((-1, *rest))
     del sent
+    return backend.from_host(_interleaved(got, held, recvcounts // max(width, 1)), src.device)
+
+
+def _interleaved(got: np.ndarray, held: np.ndarray, per_owner: np.ndarray) -> np.ndarray:
+    """The rows ``got`` (grouped by owner, ``per_owner[q]`` from rank q, each group in the
+    order of its positions) put where ``held`` (each position's owner) says: a masked copy
+    per owner for a few ranks (sequential writes), a stable sort of the owners otherwise
+    (NumPy's radix sort for 16-bit keys)."""
     out = np.empty_like(got)
-    out[np.argsort(held, kind="stable")] = got  # arrived grouped by owner, each in order
-    return backend.from_host(out, src.device)
+    if per_owner.size <= 8:
+        start = 0
+        for q, n in enumerate(per_owner.tolist()):
+            if n:
+                out[held == q] = got[start : start + n]
+                start += n
+        return out
+    keys = held.astype(np.int16 if per_owner.size < 1 << 15 else np.int64)
+    out[np.argsort(keys, kind="stable")] = got
+    return out
 
 
 def store(
