@@ -180,6 +180,29 @@ def _local_runs(x: Array, first: bool, inverse: bool) -> tuple[Any, Any, Any, An
     return xp.take(values, starts, axis=0), index, counts, runs
 
 
+# Integer blocks whose values span at most this many are counted, not sorted, by
+# ``_local_values`` (bins of int64: 512 KiB).
+_COUNTED_SPAN = 1 << 16
+
+
+def _local_values(x: Array) -> Any:
+    """Step 1 for the values alone: the block's distinct values, sorted. Integers spanning
+    at most ``_COUNTED_SPAN`` values (class labels) by counting: a minimum, a maximum and a
+    ``bincount`` of the values less the minimum, where a sort costs ``n log n``; otherwise
+    the runs of a sort."""
+    xp = x._backend.xp
+    flat = xp.reshape(x._local, (-1,))
+    dtype = x.dtype
+    if dtype.kind in "iu" and dtype != np.uint64 and flat.shape[0]:
+        lo, hi = int(xp.min(flat)), int(xp.max(flat))
+        if hi - lo < _COUNTED_SPAN:
+            wide = flat if dtype == np.int64 else xp.astype(flat, xp.int64)
+            seen = xp.bincount(wide - lo, minlength=hi - lo + 1)
+            found = xp.nonzero(seen)[0]
+            return xp.astype(found + lo, flat.dtype)
+    return _local_runs(x, False, False)[0]
+
+
 def _run_starts(values: Any, head: Any, xp: Any) -> Any:
     """Where a run of equal values starts (NaN equals nothing, so each NaN starts one).
     ``head`` says whether the first element starts one (``None``: it does)."""
@@ -194,18 +217,25 @@ def _unique(x: Array, *, indices: bool, inverse: bool, counts: bool) -> tuple:
     """``(values, indices, inverse_indices, counts)``, ``None`` for what was not asked."""
     xp, comm, backend, layout = x._backend.xp, x._comm, x._backend, x._layout
     alone = layout.split is None or comm.size == 1
-    # Away from one rank the first index is also the key that orders equal records.
-    values, first, cnt, inv = _local_runs(x, indices or not alone, inverse)
+    only_values = not (indices or inverse or counts)
+    # Away from one rank the first index is also the key that orders equal records; the
+    # values alone need it only past ``_few`` (their runs first, then the argsort).
+    if only_values:
+        values, first, cnt, inv = _local_values(x), None, None, None
+    else:
+        values, first, cnt, inv = _local_runs(x, indices or not alone, inverse)
     if alone:
         nu = values.shape[0]
         out = Layout.replicated((nu,)) if layout.split is None else Layout((nu,), 0, (nu,))
         local = (values, first, None if inv is None else xp.reshape(inv, x._local.shape), cnt)
     else:
         records = counts_from_local(values.shape[0], comm)
-        if not (indices or inverse or counts) and _few(x, records):
+        if only_values and _few(x, records):
             merged = _merged_values(values, records, x)
             out, local = Layout.replicated(tuple(merged.shape)), (merged, None, None, None)
         else:
+            if first is None:  # the same runs, with their first indices
+                values, first, cnt, inv = _local_runs(x, True, inverse)
             out, local = _unique_split(
                 x, values, first, cnt, inv, indices, inverse, counts, records
             )

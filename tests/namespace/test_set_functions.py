@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import COMM, SIZE, assert_equal, distribute, layouts, random_array
+from helpers import (
+    COMM,
+    SIZE,
+    assert_equal,
+    distribute,
+    layouts,
+    random_array,
+    require_dtypes,
+)
 from test_sorting_functions import RecordingComm
 
 import xdist
@@ -88,6 +96,24 @@ def check_unique_values(x: xdist.Array, values: np.ndarray) -> None:
         assert_equal(got, values)
         whole = whole and values.size == 0  # no value found: within the threshold
         assert got.split == (None if whole or x.split is None else 0)
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        np.array([0, 10**9, -5, 10**9, 3, -(2**62), 3], dtype=np.int64),  # counted: no
+        np.array([-128, 127, 0, -128, 5, 127, 1], dtype=np.int8),  # the whole int8 range
+        np.array([2**64 - 1, 0, 7, 2**64 - 1, 7, 1, 2], dtype=np.uint64),
+        np.array([65535, 0, 65535, 3, 1, 2, 0], dtype=np.uint16),  # span 2**16: counted: no
+        np.array([65534, 0, 65534, 3, 1, 2, 0], dtype=np.int32),  # span 2**16 - 1: counted
+    ],
+    ids=["int64-wide", "int8-full", "uint64", "uint16-full", "int32-span"],
+)
+def test_unique_values_of_integers_counted_or_sorted(a):
+    """Integer blocks spanning few values are counted, the others sorted: the same values."""
+    require_dtypes(a.dtype)
+    for split, counts in layouts(a.shape):
+        check_unique_values(distribute(a, split, counts), np.unique(a))
 
 
 @pytest.mark.parametrize("split", [None, 0])
