@@ -502,7 +502,7 @@ _add(
     sends={"alltoallv": 2},
 )
 _add(
-    ["xdist.unique_values", "xdist.unique_counts", "xdist.unique_inverse", "xdist.unique_all"],
+    ["xdist.unique_counts", "xdist.unique_inverse", "xdist.unique_all"],
     "A replicated ``x``: none. A split ``x``: local runs, then a sample sort of the run "
     "records (allgathers of counts and samples, one all-to-all) and an allgatherv of at most "
     "one value per rank to join runs across ranks; results are split with exact counts (the "
@@ -514,9 +514,20 @@ _add(
 for _n in ("unique_inverse", "unique_all"):  # the inverse goes back to x's layout: one more
     REFERENCE[f"xdist.{_n}"].sends["alltoallv"] = 2
 _add(
+    "xdist.unique_values",
+    "A replicated ``x``: none. A split ``x``: each rank's distinct values (integers of a "
+    "small span counted, others sorted), one allgather of their counts; at most "
+    "``gather_warning_elements`` in all (class labels): one allgatherv of them, merged alike "
+    "on every rank, the result replicated; more: the sample sort of ``unique_counts``, the "
+    "result split with exact counts. ``x`` is never gathered.",
+    "u = xp.unique_values(labels)",
+    _IMPORTS + "labels = xp.asarray(np.array([3, 1, 3, 2, 1, 3]), split=0)\n",
+    {"allgather": 1, "allgatherv": 1},
+)
+_add(
     "xdist.isin",
     "Integer arrays: ``unique_values(x2)`` makes the sorted set (distributed when ``x2`` is "
-    "split) and two ``searchsorted`` queries, routed to the owners of the set's blocks, "
+    "split with many values) and two ``searchsorted`` queries, routed to the owners of the set's blocks, "
     "answer each element; none for a replicated ``x2``. ``x2`` is never gathered.",
     "m = xp.isin(i, wanted)",
     INT + "wanted = xp.asarray(np.array([1, 5]))  # replicated\n",
