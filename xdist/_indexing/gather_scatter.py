@@ -193,13 +193,17 @@ def fetch_spread(
     return backend.from_host(_interleaved(got, held, recvcounts // max(width, 1)), src.device)
 
 
+# Up to this many owners, ``_interleaved`` copies by one mask per owner; beyond, it sorts.
+_MASKED_OWNERS = 8
+
+
 def _interleaved(got: np.ndarray, held: np.ndarray, per_owner: np.ndarray) -> np.ndarray:
     """The rows ``got`` (grouped by owner, ``per_owner[q]`` from rank q, each group in the
     order of its positions) put where ``held`` (each position's owner) says: a masked copy
     per owner for a few ranks (sequential writes), a stable sort of the owners otherwise
     (NumPy's radix sort for 16-bit keys)."""
     out = np.empty_like(got)
-    if per_owner.size <= 8:
+    if per_owner.size <= _MASKED_OWNERS:
         start = 0
         for q, n in enumerate(per_owner.tolist()):
             if n:

@@ -546,26 +546,21 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     k, batch, nd = min(m, n), x.shape[:-2], x.ndim
     reduced = not full_matrices or m == n
     rep = Layout.replicated
+    proxy = None
     if reduced and _tall_on_rows(x):  # x = (I + Q_B) P = (I + Q_B) U_P S Vh
         proxy = tsqr(x._local, x.counts, x)
-        u_p, s, vh = numpy_svd(proxy.p, False, backend)
         u_layout = Layout((*batch, m, k), nd - 2, x.counts)
+    elif reduced and nd == 2 and x._comm.size == 1 and x.split in (0, None):
+        proxy = _local_proxy(x._local, backend)  # None: not twice as tall as wide
+        u_layout = x._layout.with_shape((m, k), x.split)
+    if proxy is not None:
+        u_p, s, vh = numpy_svd(proxy.p, False, backend)
         u = (
             deferred_rows(u_p, proxy, u_layout, x)
             if nd == 2
             else wrap_block(rows_of(u_p, proxy, backend), u_layout, x)
         )
         return SVDResult(u, wrap_block(s, rep(s.shape), x), wrap_block(vh, rep(vh.shape), x))
-    if reduced and nd == 2 and x._comm.size == 1 and x.split in (0, None):
-        proxy = _local_proxy(x._local, backend)  # None: not twice as tall as wide
-        if proxy is not None:
-            u_p, s, vh = numpy_svd(proxy.p, False, backend)
-            u_layout = x._layout.with_shape((m, k), x.split)
-            return SVDResult(
-                deferred_rows(u_p, proxy, u_layout, x),
-                wrap_block(s, rep(s.shape), x),
-                wrap_block(vh, rep(vh.shape), x),
-            )
     if reduced and _wide_on_columns(x, strict=True):  # x = P^H (I + Q_B)^H = U S Vh_P (...)^H
         proxy = tsqr(_conj_t(x._local, xp), x.counts, x)
         u, s, vh_p = numpy_svd(_conj_t(proxy.p, xp), False, backend)
