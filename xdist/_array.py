@@ -22,6 +22,7 @@ from ._movement.broadcast import align_block
 from ._movement.collectives import bcast_host
 from ._movement.gathers import warn_gather
 from ._movement.redistribute import redistribute_block
+from ._pending import hand_out, settle
 from ._runtime import default_comm
 from ._transport.comm import Communicator
 from .backends import get_backend
@@ -179,7 +180,7 @@ class Array:
     @property
     def local(self) -> Any:
         """This rank's block, an array of the backend library (writable)."""
-        return self._local
+        return hand_out(self._local)
 
     @property
     def comm(self) -> Communicator:
@@ -276,7 +277,7 @@ class Array:
             kwargs["dl_device"] = dl_device
         if copy is not None:
             kwargs["copy"] = copy
-        return self._local.__dlpack__(stream=stream, **kwargs)
+        return hand_out(self._local).__dlpack__(stream=stream, **kwargs)
 
     def __dlpack_device__(self):
         return self._local.__dlpack_device__()
@@ -325,6 +326,7 @@ class Array:
         return OPERATORS["getitem"](self, key)
 
     def __setitem__(self, key, value) -> None:
+        settle()
         OPERATORS["setitem"](self, key, value)
 
     def __iter__(self):
@@ -345,6 +347,7 @@ class Array:
         return func(other, self) if reflected else func(self, other)
 
     def _inplace(self, other, name: str) -> Array:
+        settle()
         if name in _IN_PLACE and self._writeback is None and self._in_place(other, name):
             return self
         result = self._binary(other, name)

@@ -62,6 +62,12 @@ Settings (environment variable in brackets):
   by 2025.12 are there whatever the setting. ``x.__array_namespace__(api_version=...)``
   gives a namespace of one edition without changing the setting.
 
+- ``fuse_min_elements`` [``XDIST_FUSE_MIN_ELEMENTS``]: elementwise operations on NumPy blocks
+  of at least this many elements are recorded and run as one pass over memory per chain
+  when the value is needed (xdist/_fusion.py); the results are the eager ones, bit for bit.
+  The default, ``2**16``, leaves small blocks eager, where a pass costs less than recording;
+  ``0`` turns fusion off.
+
 Start-up choices, read when first needed and changed in code by ``set_backend`` and
 ``set_default_comm`` rather than ``set_config``: the backend [``XDIST_BACKEND=numpy|torch|cupy``],
 the device [``XDIST_DEVICE=cpu|cuda|cuda:N``] and Torch's threads per rank
@@ -94,6 +100,7 @@ __all__ = [
 _INT32_MAX = 2**31 - 1
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _GATHER_WARNING_ELEMENTS = 2**16
+_FUSE_MIN_ELEMENTS = 2**16
 
 
 def _env_int(name: str, default: int, minimum: int = 1) -> int:
@@ -174,6 +181,7 @@ class Config:
     check_call_sites: bool = True
     check_replicated: bool | str = True
     api_version: str = API_VERSIONS[-1]
+    fuse_min_elements: int = _FUSE_MIN_ELEMENTS
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_message_elements, int) or self.max_message_elements < 1:
@@ -193,6 +201,9 @@ class Config:
         g = self.gather_warning_elements
         if not isinstance(g, int) or isinstance(g, bool) or g < 0:
             raise ValueError(f"set_config: gather_warning_elements must be an int >= 0, got {g!r}")
+        f = self.fuse_min_elements
+        if not isinstance(f, int) or isinstance(f, bool) or f < 0:
+            raise ValueError(f"set_config: fuse_min_elements must be an int >= 0, got {f!r}")
         t = self.collective_timeout
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0:
             raise ValueError(
@@ -231,6 +242,7 @@ _config = Config(
     check_call_sites=_env_flag("XDIST_CHECK_CALL_SITES") is not False,
     check_replicated=_env_check("XDIST_CHECK_REPLICATED"),
     api_version=_env_choice("XDIST_API_VERSION", API_VERSIONS, API_VERSIONS[-1]),
+    fuse_min_elements=_env_int("XDIST_FUSE_MIN_ELEMENTS", _FUSE_MIN_ELEMENTS, minimum=0),
 )
 
 

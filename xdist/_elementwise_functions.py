@@ -9,8 +9,9 @@ function on the blocks -> wrap. Operands with equal layouts never communicate.
 
 from __future__ import annotations
 
-from ._array import Array, wrap_block
+from ._array import Array
 from ._dtypes import CATEGORIES, check_category
+from ._fusion import elementwise
 from ._movement.broadcast import broadcast_shapes
 from ._ops.elementwise import apply_elementwise, binary_direct, check_operand, standard_dtype
 
@@ -98,8 +99,7 @@ def _make_unary(name: str, category: str):
             raise TypeError(f"{name}: x must be an xdist array, got {type(x).__name__}")
         check_category(x.dtype, category, name)
         backend = x._backend
-        local = backend.imag(x._local) if imag else getattr(backend.xp, name)(x._local)
-        return wrap_block(local, x._layout, x)
+        return elementwise(backend.imag if imag else getattr(backend.xp, name), [x], x._layout, x)
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = f"The standard's ``{name}``, elementwise on each rank's block (no messages)."
@@ -122,10 +122,8 @@ def _make_binary(name: str, category: str):
             kind = array.dtype.kind
             # An array and a number; an integer division only by a nonzero number.
             if kind in kinds and kind != "b" and (not by_zero or kind == "f" or (is1 and x2)):
-                local = getattr(array._backend.xp, name)(
-                    x1._local if is1 else x1, x2._local if is2 else x2
-                )
-                return wrap_block(local, array._layout, array)
+                fn = getattr(array._backend.xp, name)
+                return elementwise(fn, [x1, x2], array._layout, array)
         if not is1:
             check_operand(x1, name, "x1")
         if not is2:
@@ -139,7 +137,7 @@ def _make_binary(name: str, category: str):
         local_fn = getattr(array._backend.xp, name)
         if by_zero and array.dtype.kind in "iu":
             local_fn = array._backend.integer_division(local_fn)
-        out = apply_elementwise(name, local_fn, [x1, x2])
+        out = apply_elementwise(name, local_fn, [x1, x2], fuse=True)
         return standard_dtype(out, x1, x2)
 
     func.__name__ = func.__qualname__ = name
@@ -176,4 +174,4 @@ def clip(x: Array, /, min=None, max=None) -> Array:  # noqa: A002
         out = xp.clip(block, lo, hi)
         return out if backend.dtype_of(out) == dtype else xp.astype(out, native)
 
-    return apply_elementwise("clip", local_clip, [x, min, max])
+    return apply_elementwise("clip", local_clip, [x, min, max], fuse=True)

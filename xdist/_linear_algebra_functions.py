@@ -37,6 +37,7 @@ from ._movement.broadcast import broadcast_shapes
 from ._movement.collectives import allreduce_block, sendrecv_block
 from ._movement.redistribute import redistribute_block
 from ._ops.matmul_plan import Plan, choose_plan
+from ._pending import keep
 from ._statistical_functions import sum as _sum
 from ._validation import check_array, check_same_context, normalize_axis
 from .backends import Backend
@@ -183,6 +184,8 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
         block = ring(b1, b2, plan, comm, backend)
     else:
         block = xp.matmul(b1, b2)
+        if isinstance(block, np.ndarray):
+            keep(block)  # a new block: elementwise chains on the product may read it later
     if plan.reduce and comm.size > 1:  # partial sums over the ranks' parts of k
         block = allreduce_block(block, "sum", comm, backend)
 

@@ -24,6 +24,7 @@ from ._dtypes import check_category, int64
 from ._elementwise_functions import clip, floor_divide, greater_equal, less, logical_or, remainder
 from ._layout import Layout
 from ._manipulation_functions import broadcast_arrays, reshape
+from ._pending import settle
 from ._placement import Placement
 from ._searching_functions import nonzero
 from ._utility_functions import any as any_of
@@ -236,6 +237,7 @@ def fill_diagonal(a: Array, val: Any, wrap: bool = False) -> None:
         coords = [c[mine] for c in coords]
         coords[a.split] = coords[a.split] - lo
         k = k[mine]
+    settle()  # a block about to change must not be read later by a pending chain
     if k.size:
         backend = a._backend
         key = tuple(backend.from_host(c.astype(np.int64), a.device) for c in coords)

@@ -249,7 +249,7 @@ def where(condition: Array, x1, x2, /) -> Array:
             out = backend.asarray(out)
         return out if backend.dtype_of(out) == dtype else xp.astype(out, native)
 
-    return apply_elementwise("where", local, [condition, x1, x2])
+    return apply_elementwise("where", local, [condition, x1, x2], fuse=True)
 
 
 # -- nonzero ------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 
 from .._array import Array, wrap_block
 from .._dtypes import promote_pair
+from .._fusion import elementwise
 from .._layout import Layout
 from .._movement.broadcast import align_block, as_is, broadcast_shapes, output_layout
 from .._validation import check_same_context, same_context
@@ -51,8 +52,12 @@ def _context(arrays: list[Array], func: str) -> tuple[Any, Any]:
     return arrays[0]._comm, arrays[0]._backend
 
 
-def apply_elementwise(func: str, local_fn: Callable[..., Any], operands: list[Any]) -> Array:
-    """Broadcast ``operands`` (arrays and Python scalars) and apply ``local_fn`` blockwise."""
+def apply_elementwise(
+    func: str, local_fn: Callable[..., Any], operands: list[Any], *, fuse: bool = False
+) -> Array:
+    """Broadcast ``operands`` (arrays and Python scalars) and apply ``local_fn`` blockwise;
+    ``fuse``: ``local_fn`` maps each element to one element, and may run in tiles of a chain
+    (``_fusion``)."""
     arrays = [x for x in operands if isinstance(x, Array)]
     if not arrays:
         raise TypeError(f"{func}: at least one argument must be an xdist array")
@@ -60,7 +65,7 @@ def apply_elementwise(func: str, local_fn: Callable[..., Any], operands: list[An
     first = arrays[0]._layout
     if all(a._layout == first for a in arrays):  # the common case: nothing to decide
         out = first
-        blocks = [x._local if isinstance(x, Array) else x for x in operands]
+        blocks = operands
     else:
         shape = broadcast_shapes([a.shape for a in arrays], func)
         out = output_layout([a._layout for a in arrays], shape)
@@ -70,7 +75,11 @@ def apply_elementwise(func: str, local_fn: Callable[..., Any], operands: list[An
             else x
             for x in operands
         ]
-    return wrap_block(local_fn(*blocks), out, arrays[0])
+    if fuse:
+        return elementwise(local_fn, blocks, out, arrays[0])
+    return wrap_block(
+        local_fn(*[x._local if isinstance(x, Array) else x for x in blocks]), out, arrays[0]
+    )
 
 
 def standard_dtype(out: Array, x1: Any, x2: Any) -> Array:
@@ -114,7 +123,6 @@ def binary_direct(name: str, kinds: str, x1: Array, x2: Array) -> Array | None:
     layout = direct_layout(x1._layout, x2._layout)
     if layout is None:
         return None
-    local = getattr(x1._backend.xp, name)(x1._local, x2._local)
-    out = wrap_block(local, layout, x1)
+    out = elementwise(getattr(x1._backend.xp, name), [x1, x2], layout, x1)
     got = out.dtype
     return out if got == dtype or got.kind == "b" else standard_dtype(out, x1, x2)

@@ -18,6 +18,7 @@ import numpy as np
 from .. import _array
 from .._movement.agreement import differing_copies
 from .._movement.collectives import bcast_host
+from .._pending import settle
 from .._placement import DEFAULT, Placement
 from .._transport.comm import Communicator
 from .._validation import normalize_axis
@@ -493,6 +494,7 @@ class Generator:
         check_xarray(x, "shuffle")
         ax = normalize_axis(axis, x.ndim, "shuffle")
         out = permuted(x, ax, order_keys(self._engine, self._stream()), "shuffle")
+        settle()  # a pending chain may read x's block
         x._local[...] = out._local
 
     # -- sampling ------------------------------------------------------------------------------

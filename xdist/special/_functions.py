@@ -57,7 +57,7 @@ def apply_special(name: str, args: tuple[Any, ...]) -> Array:
     args = tuple(int(a) if isinstance(a, bool) else a for a in args)
     backend = arrays[0][0]._backend
     loop = _resolve_loop(ufunc, args, func, backend)
-    return apply_elementwise(func, local_function(backend, name, loop), list(args))
+    return apply_elementwise(func, local_function(backend, name, loop), list(args), fuse=True)
 
 
 def _resolve_loop(ufunc: np.ufunc, args: tuple[Any, ...], func: str, backend: Backend):

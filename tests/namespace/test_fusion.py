@@ -1,0 +1,270 @@
+"""Fused elementwise chains (``xdist/_fusion.py``): a chain of elementwise functions of NumPy
+blocks is recorded and made in one pass of tiles when its value is needed. Each rule against
+the eager path (``fuse_min_elements=0``), bit for bit, at every rank count, on every layout
+(uneven and empty blocks), with NaN and infinities; what a chain reads when its operands are
+written (through xdist, through ``.local``, through the user's NumPy data); in-place operators
+and views over a pending chain; errors and NumPy's error state at the call; memory."""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from helpers import BACKEND, SIZE, distribute, layout_id, layouts, random_array
+
+import xdist
+from xdist import _fusion
+from xdist._fusion import Pending
+
+SHAPE = (37, 11)
+FUSES = BACKEND.name == "numpy"  # the backend whose blocks are fused
+
+
+def _fusing(x) -> bool:
+    """Whether ``x``'s block is fused here: the NumPy backend with fusion on, and a first
+    axis to tile."""
+    return FUSES and xdist.get_config().fuse_min_elements > 0 and x.lshape[0] > 1
+
+
+@pytest.fixture(autouse=True)
+def small_tiles(monkeypatch):
+    """Fusion for every block of these small arrays, in tiles of a few rows, so that every
+    chain crosses tile boundaries."""
+    monkeypatch.setattr(_fusion, "_TILE", 24)
+    with xdist.config_context(fuse_min_elements=1):
+        yield
+
+
+def _special(dtype) -> np.ndarray:
+    a = random_array(SHAPE, dtype, seed=3) * 2.0
+    if np.dtype(dtype).kind == "f":
+        a.flat[::7] = np.nan
+        a.flat[3::11] = np.inf
+        a.flat[5::13] = -np.inf
+        a.flat[1::17] = 0.0
+    return a
+
+
+def _both(make):
+    """``make()`` fused and eager, each as NumPy arrays (the fused one also made lazily)."""
+    fused = make()
+    with xdist.config_context(fuse_min_elements=0):
+        eager = make()
+    return fused, eager
+
+
+def _assert_bits(fused, eager):
+    """The same bits, NaNs apart: a NaN's sign and payload are NumPy's SIMD loops' choice,
+    which differs by an element's place in the loop (eager too, between rank counts)."""
+    for f, e in zip(fused, eager):
+        assert f.dtype == e.dtype and f.shape == e.shape and f.split == e.split
+        ff, ee = f.to_numpy(), e.to_numpy()
+        if ff.dtype.kind in "fc":
+            nan = np.isnan(ee)
+            np.testing.assert_array_equal(np.isnan(ff), nan)
+            ff, ee = np.where(nan, 0, ff), np.where(nan, 0, ee)
+        np.testing.assert_array_equal(ff.view(np.uint8), ee.view(np.uint8), strict=True)
+
+
+_CHAINS = {
+    "scale": lambda x, m: ((x - m) / (m + 3.0)) * 2.0 + 1.0,
+    "transcendental": lambda x, m: xdist.exp(-0.5 * (x * 1.0) ** 2) / xdist.sqrt(m * m + 1.0),
+    "where_clip": lambda x, m: (
+        xdist.where(x * 1.0 > 0, xdist.log1p(xdist.abs(x)), -x) + xdist.clip(x * 2.0, -1.0, 1.0)
+    ),
+    "compare_logical": lambda x, m: xdist.logical_and(x * 1.0 > m, xdist.isfinite(x + 0.0)),
+    "mixed_kinds": lambda x, m: xdist.astype(x * 1.0 > 0, x.dtype) * x + xdist.sign(x - m),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", sorted(_CHAINS))
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_chains_give_the_eager_bits(lay, name, dtype):
+    a = _special(dtype)
+    row = random_array(SHAPE[1:], dtype, seed=4)
+
+    def make():
+        x, m = distribute(a, *lay), distribute(row, None)
+        return [_CHAINS[name](x, m)]
+
+    fused, eager = _both(make)
+    if _fusing(fused[0]):
+        assert isinstance(make()[0], Pending)
+    _assert_bits(fused, eager)
+
+
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_integer_chains_and_division_by_zero(lay):
+    a = random_array(SHAPE, "int64", seed=5)
+
+    def make():
+        x = distribute(a, *lay)
+        y = x * 3 - 7
+        return [y // (x % 4), (y % 5) ** 2, xdist.bitwise_and(y, 6) << 1]
+
+    _assert_bits(*_both(make))
+
+
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_intermediates_that_are_kept_are_made_in_the_same_pass(lay):
+    """A pending array that is still referenced when another chain reading it is made gets
+    its block in that pass; one that is gone is never written."""
+    a = _special("float64")
+
+    def make():
+        x = distribute(a, *lay)
+        t = x * 2.0
+        u = t + 1.0  # kept, read by w
+        w = xdist.sqrt(xdist.abs(u)) * t
+        w.local  # noqa: B018  (makes w; u and t are made in the same pass)
+        if _fusing(w):
+            assert u.formed and t.formed
+        return [w, u, t]
+
+    _assert_bits(*_both(make))
+
+
+def test_a_chain_reads_the_values_at_the_call():
+    """Writes after a function was recorded never reach its result: through xdist, through a
+    block handed out by ``.local``, through the user's NumPy data."""
+    a = random_array(SHAPE, "float64", seed=6)
+    for lay in layouts(SHAPE):
+        x = distribute(a, *lay)
+        t = x + 1.0  # made now from the user's block; t's own block is xdist's
+        y = t * 2.0  # pending, reads t's block
+        t[...] = 0.0  # a write through xdist makes y first
+        np.testing.assert_array_equal(y.to_numpy(), (a + 1.0) * 2.0)
+        np.testing.assert_array_equal(t.to_numpy(), np.zeros(SHAPE))
+
+        t = x + 1.0
+        y = t * 2.0
+        block = t.local  # handed out: y is made first, and t's block is no longer read later
+        z = t * 3.0
+        block[...] = -1.0
+        np.testing.assert_array_equal(y.to_numpy(), (a + 1.0) * 2.0)
+        np.testing.assert_array_equal(z.to_numpy(), (a + 1.0) * 3.0)
+
+        t = x + 1.0
+        y = t * 2.0
+        t += 5.0  # an in-place operator on an array a chain reads
+        np.testing.assert_array_equal(y.to_numpy(), (a + 1.0) * 2.0)
+        np.testing.assert_array_equal(t.to_numpy(), (a + 1.0) + 5.0)
+
+    host = a.copy()
+    x = xdist.asarray(host)  # may share the user's memory
+    y = x * 2.0
+    z = y + 1.0
+    host[...] = 0.0
+    np.testing.assert_array_equal(z.to_numpy(), a * 2.0 + 1.0)
+
+
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_in_place_operators_on_a_pending_array(lay):
+    """``g op= v`` on a pending ``g`` extends its chain; chains recorded before read the value
+    before; a dtype the operator cannot keep raises as the eager operator does."""
+    a = random_array(SHAPE, "float64", seed=7)
+    row = random_array(SHAPE[1:], "float64", seed=8)
+
+    def make():
+        x, m = distribute(a, *lay), distribute(row, None)
+        g = x * -2.0
+        h = g + 1.0
+        g += m
+        g *= 3.0
+        g /= x * 0.0 + 2.0
+        g -= m
+        if _fusing(g):
+            assert isinstance(g, Pending)
+        return [g, h]
+
+    _assert_bits(*_both(make))
+    x = distribute(random_array(SHAPE, "int64", 9), *lay)
+    g = x * 2
+    with pytest.raises(TypeError):
+        g /= 2.0  # float64 result into an int64 array, as eager
+    np.testing.assert_array_equal(g.to_numpy(), random_array(SHAPE, "int64", 9) * 2)
+
+
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_views_and_writes_over_a_pending_chain(lay):
+    a = random_array(SHAPE, "float64", seed=10)
+    x = distribute(a, *lay)
+    y = (x * 2.0) + 1.0
+    v = y[2:5]  # a view of y: y is made
+    v[...] = 0.0
+    expected = a * 2.0 + 1.0
+    expected[2:5] = 0.0
+    np.testing.assert_array_equal(y.to_numpy(), expected)
+    z = (x * 2.0) - 1.0
+    z[:, 0] = 7.0
+    expected = a * 2.0 - 1.0
+    expected[:, 0] = 7.0
+    np.testing.assert_array_equal(z.to_numpy(), expected)
+    w = xdist.exp(x * 1.0)
+    r = xdist.reshape(w, (-1,))
+    np.testing.assert_array_equal(r.to_numpy(), w.to_numpy().reshape(-1))
+
+
+def test_long_chains_are_cut():
+    a = random_array(SHAPE, "float64", seed=11)
+    x = distribute(a, 0)
+    y, ref = x * 1.0, a * 1.0
+    for k in range(3 * _fusion._MAX_NODES):
+        y = y * 1.0001 + (k % 3)
+        ref = ref * 1.0001 + (k % 3)
+    if _fusing(y):
+        assert isinstance(y, Pending) and y._node.count <= _fusion._MAX_NODES
+    np.testing.assert_array_equal(y.to_numpy(), ref)
+
+
+def test_errors_are_raised_by_the_call_that_caused_them():
+    x = distribute(random_array(SHAPE, "float64", seed=12), 0)
+    y = x * 2.0
+    with pytest.raises(ValueError, match="broadcast|shape"):
+        y + distribute(random_array((5,), "float64"), None)
+    with pytest.raises(TypeError):
+        xdist.bitwise_and(y, 1)
+    with pytest.raises(TypeError):
+        xdist.add(y, "a")  # type: ignore[arg-type]
+
+
+def test_numpy_error_state_is_the_calls():
+    """A division by zero recorded under ``np.errstate(divide="ignore")`` is silent when the
+    chain is made outside it, as the eager call was; one recorded outside it warns."""
+    x = distribute(random_array(SHAPE, "float64", seed=13), 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = (x * 0.0) / 0.0 + 1.0 / (x * 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y.to_numpy()
+    if FUSES and SIZE == 1:
+        z = 1.0 / (x * 0.0)
+        with pytest.warns(RuntimeWarning):
+            z.local  # noqa: B018
+
+
+def test_the_temporaries_of_a_chain_never_reach_memory():
+    """The peak memory of a fused chain of five functions is one block (its result) and a few
+    tiles; eager, each function allocates a block while the one before is held."""
+    if not FUSES:
+        pytest.skip("fusion runs on the NumPy backend only; the eager path is what Torch runs")
+    n = 400_000
+    x = distribute(np.ones((n, 4)), 0) * 1.0
+    xdist.sum(x)  # makes x's block (xdist's own, not handed out: the chain reads it)
+    block = 8 * 4 * x.lshape[0]
+
+    def chain():
+        return ((((x * 2.0) + 1.0) * 3.0 - 4.0) / 5.0).local
+
+    peaks = []
+    for fuse in (1, 0):
+        with xdist.config_context(fuse_min_elements=fuse):
+            tracemalloc.start()
+            chain()
+            peaks.append(tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+    fused, eager = peaks
+    assert fused < 1.5 * block < eager, (fused, eager, block)

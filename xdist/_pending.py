@@ -1,0 +1,63 @@
+"""What fused execution (``_fusion``) must know in every layer: the arrays whose block is
+not made yet, and the blocks a pending chain may read later without a copy.
+
+An array whose block is not made yet may read other arrays' blocks when it is made. So
+before xdist writes into any block (``__setitem__``, the in-place operators, NumPy's in-place
+functions) and before it hands a block out (``.local``, DLPack), ``settle()`` makes every
+pending block; and a fused chain reads later, without copying, only blocks that no one
+outside xdist can write: those xdist allocated itself and never handed out (``keep``,
+``kept``, ``hand_out``).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+__all__ = ["PENDING", "hand_out", "keep", "kept", "pend", "settle"]
+
+PENDING: dict[int, weakref.ref] = {}  # id -> the pending array (``pend``)
+_KEPT: dict[int, weakref.ref] = {}
+
+
+def pend(x: Any) -> None:
+    """Note ``x`` as pending: its block is made by ``settle`` if not before (it removes
+    itself from ``PENDING`` when made)."""
+    key = id(x)
+    PENDING[key] = weakref.ref(x, lambda _, key=key: PENDING.pop(key, None))
+
+
+def settle() -> None:
+    """Make the block of every pending array."""
+    while PENDING:
+        for ref in list(PENDING.values()):
+            x = ref()
+            if x is not None:
+                x._local  # noqa: B018  (reading the block makes it)
+                PENDING.pop(id(x), None)
+
+
+def keep(block: Any) -> None:
+    """Note that ``block`` is memory xdist allocated and has not handed out (NumPy only)."""
+    key = id(block)
+    _KEPT[key] = weakref.ref(block, lambda _, key=key: _KEPT.pop(key, None))
+
+
+def kept(block: Any) -> bool:
+    """Whether ``block``, or the array it views, is memory that only xdist can write."""
+    for b in (block, getattr(block, "base", None)):
+        ref = _KEPT.get(id(b))
+        if ref is not None and ref() is b:
+            return True
+    return False
+
+
+def hand_out(block: Any) -> Any:
+    """``block`` about to be handed out: pending blocks are made first, and neither it nor
+    the array it views is read later without a copy any more."""
+    settle()
+    for b in (block, getattr(block, "base", None)):
+        ref = _KEPT.get(id(b))
+        if ref is not None and ref() is b:
+            del _KEPT[id(b)]
+    return block
