@@ -18,9 +18,10 @@ Invisible to code written against the standard:
 - **The values at the call.** A chain reads its operands' blocks later, so it reads without a
   copy only blocks that no one can write in between: xdist's own allocations that it never
   handed out (``_pending.kept``; ``.local`` and DLPack hand a block out), and blocks of
-  other pending arrays. Any other block of more than ``_SNAPSHOT`` elements (an array made
-  from the user's NumPy data, say) runs its function eagerly, and the chain starts from its
-  result; a smaller one is copied. Before xdist writes into a block or hands one out,
+  other pending arrays. Another block is copied where it is small (``_SNAPSHOT`` elements, or
+  a 64th of the result's: a row of norms beside a matrix); a larger one (an array made from
+  the user's NumPy data, say) runs its function eagerly, and the chain starts from its
+  result. Before xdist writes into a block or hands one out,
   ``_pending.settle`` makes every pending block.
 - **Memory.** A chain holds its operands' blocks where the eager path would hold its
   intermediate results; a chain is cut (its operands made) at ``_MAX_NODES`` functions.
@@ -49,13 +50,16 @@ from ._deferred import Deferred
 from ._layout import Layout
 from ._pending import PENDING, keep, kept, pend, settle
 
-__all__ = ["Pending", "elementwise"]
+__all__ = ["Pending", "elementwise", "lifted"]
 
 _BLOCK = Array.__dict__["_local"]  # the slot that holds a made block
 
 _TILE = 32768  # elements of one tile of a chain's result: a few tiles stay in a core's L2
 _MAX_NODES = 32  # functions in one chain before its operands are made
-_SNAPSHOT = 4096  # an operand block this small that a user could write is copied, not run
+# an operand block that a user could write is copied, not run, where it has at most this
+# many elements, or this fraction of the result's (the copy then costs little beside a pass)
+_SNAPSHOT = 4096
+_SNAPSHOT_RATIO = 64
 
 
 class Node:
@@ -63,7 +67,19 @@ class Node:
     ``Node`` (its value on the same tile), a block (``cut``: sliced to the tile along the
     first axis, else taken whole, as it broadcasts) or a Python or NumPy scalar."""
 
-    __slots__ = ("fn", "args", "cut", "shape", "dtype", "owner", "count", "err", "block")
+    __slots__ = (
+        "fn",
+        "args",
+        "cut",
+        "shape",
+        "dtype",
+        "owner",
+        "count",
+        "err",
+        "block",
+        "readers",
+        "free",
+    )
 
     def __init__(self, fn, args, cut, shape, dtype, count, err) -> None:
         self.fn: Callable[..., Any] | None = fn
@@ -75,6 +91,10 @@ class Node:
         self.err: dict = err  # np.geterr() when it was recorded
         self.owner: weakref.ref | None = None  # the pending array whose value it is
         self.block: Any = None  # the value once made (the node is then a block)
+        self.readers = 0  # the nodes recorded with this one as an argument
+        # a made block that is no array's value any more (its array was given a new value
+        # by an in-place operator): a chain that is its only reader may write over it
+        self.free = False
 
 
 class Pending(Deferred):
@@ -103,8 +123,10 @@ class Pending(Deferred):
                 result._node = result._make = None
                 PENDING.pop(id(result), None)
                 node.owner = None  # no array holds the old value now
+                node.free = node.block is not None  # as eager, the new value may go there
                 taken.owner = weakref.ref(self)
                 self._node, self._make = taken, partial(_run, taken)
+                pend(self)  # (a lifted array was not pending: its value was in memory)
                 return self
             settle()  # chains that read this array's value read it before the write
             _assign_inplace(self, result, f"__i{name}__")
@@ -117,12 +139,13 @@ class Pending(Deferred):
 _EXTENDS = frozenset({"add", "subtract", "multiply", "divide", "pow", "bitwise_and"})
 
 
-def _leaf(block: Any) -> Any:
-    """``block`` as an operand the chain may read later: itself if only xdist can write it, a
-    copy if small, else ``None`` (the function runs now)."""
+def _leaf(block: Any, size: int) -> Any:
+    """``block`` as an operand the chain of a result of ``size`` elements may read later:
+    itself if only xdist can write it, a copy if small (beside the result: a row of norms),
+    else ``None`` (the function runs now)."""
     if kept(block):
         return block
-    if block.size <= _SNAPSHOT:
+    if block.size <= max(_SNAPSHOT, size // _SNAPSHOT_RATIO):
         return block.copy()
     return None
 
@@ -158,11 +181,37 @@ def elementwise(fn: Callable[..., Any], operands: list[Any], layout: Layout, lik
     return out
 
 
+def lifted(block: Any, layout: Layout, like: Array) -> Array:
+    """``block``, a new block xdist allocated (a product, say), as an array of ``layout``:
+    a ``Pending`` whose value is made already, so that in-place operators on it extend a
+    chain that reads the block once (``G = X @ Y.T; G *= -2; G += n``: one pass, where
+    eager makes three), where it can be fused (see ``elementwise``)."""
+    limit = get_config().fuse_min_elements
+    shape = layout.local_shape(like._comm.rank)
+    if not (
+        limit
+        and isinstance(block, np.ndarray)
+        and len(shape) >= 1
+        and shape[0] > 1
+        and block.size >= limit
+    ):
+        return Array._new(block, layout, like._comm, like._backend)
+    keep(block)
+    node = Node(None, (), (), tuple(block.shape), block.dtype, 0, {})
+    node.block = block
+    x = Pending._new(None, layout, like._comm, like._backend)
+    x._make, x._dtype, x._device = partial(_run, node), block.dtype, like._backend.device_of(block)
+    x._left = x._t_left = None
+    x._node = node
+    node.owner = weakref.ref(x)
+    return x
+
+
 def _record(fn, operands, shape, layout, like) -> Pending | None:
     """The pending array of ``fn(*operands)``, or ``None`` where it must run now."""
     args, cut, probe = [], [], []
     count = 1
-    ndim, rows = len(shape), shape[0]
+    ndim, rows, size = len(shape), shape[0], math.prod(shape)
     for x in operands:
         if isinstance(x, Pending) and x._node is not None and x._node.shape == shape:
             node = x._node
@@ -172,6 +221,7 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
                 args.append(node)
                 cut.append(True)
                 probe.append(np.empty((0, *shape[1:]), node.dtype))
+                node.readers += 1
                 count += node.count
                 continue
         block = x._local if isinstance(x, Array) else x
@@ -182,7 +232,7 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
             cut.append(False)
             probe.append(block)
             continue
-        leaf = _leaf(block)
+        leaf = _leaf(block, size)
         if leaf is None:
             return None
         sliced = leaf.ndim == ndim and leaf.shape[0] == rows
@@ -228,17 +278,57 @@ def _owner(node: Node) -> Pending | None:
     return x if x is not None and x._node is node else None
 
 
+def _donor(root: Node, order: list[Node]) -> Node | None:
+    """A made block the chain may write its result over, as the eager in-place operators
+    would have: ``free`` (no array's value), of the result's shape and dtype, read only by
+    this chain's nodes, each of which is read only inside the chain or is written out (so
+    that no other chain computes from the block later). Each tile reads only its own rows
+    of the block before its result is written there."""
+    inside: dict[int, int] = {}
+    made: list[Node] = []
+    for node in order:
+        for a in node.args:
+            if isinstance(a, Node):
+                inside[id(a)] = inside.get(id(a), 0) + 1
+                if a.block is not None and a.free:
+                    made.append(a)
+    for node in order:
+        if node is not root and node.readers != inside.get(id(node), 0):
+            if _owner(node) is None:  # read elsewhere and not written out: no donor
+                return None
+    for a in made:
+        if (
+            a.readers == inside[id(a)]
+            and a.shape == root.shape
+            and a.block.dtype == root.dtype
+            and kept(a.block)
+        ):
+            return a
+    return None
+
+
 def _run(root: Node) -> np.ndarray:
     """Make ``root``'s block, and those of the live pending arrays of its chain, in one pass
-    of tiles along the first axis."""
+    of tiles along the first axis (a node made already, ``lifted``, is its block)."""
+    if root.block is not None:
+        owner = _owner(root)
+        if owner is not None:
+            owner._node = None
+        return root.block
     order = _order(root)
     position = {id(n): i for i, n in enumerate(order)}
     shape = root.shape
     rows = max(1, _TILE // max(1, math.prod(shape[1:])))
     outs: list[np.ndarray | None] = []
     plan = []
+    donor = _donor(root, order)
     for node in order:
-        out = np.empty(shape, node.dtype) if node is root or _owner(node) is not None else None
+        if node is root and donor is not None:
+            out = donor.block  # the eager in-place operators' block: no new memory
+        elif node is root or _owner(node) is not None:
+            out = np.empty(shape, node.dtype)
+        else:
+            out = None
         outs.append(out)
         specs = []
         for a, c in zip(node.args, node.cut):

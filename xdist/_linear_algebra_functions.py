@@ -31,13 +31,13 @@ from ._data_type_functions import astype
 from ._deferred import Deferred
 from ._dtypes import check_category
 from ._elementwise_functions import conj, multiply
+from ._fusion import lifted
 from ._layout import Layout
 from ._manipulation_functions import expand_dims, permute_dims, reshape
 from ._movement.broadcast import broadcast_shapes
 from ._movement.collectives import allreduce_block, sendrecv_block
 from ._movement.redistribute import redistribute_block
 from ._ops.matmul_plan import Plan, choose_plan
-from ._pending import keep
 from ._statistical_functions import sum as _sum
 from ._validation import check_array, check_same_context, normalize_axis
 from .backends import Backend
@@ -184,8 +184,6 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
         block = ring(b1, b2, plan, comm, backend)
     else:
         block = xp.matmul(b1, b2)
-        if isinstance(block, np.ndarray):
-            keep(block)  # a new block: elementwise chains on the product may read it later
     if plan.reduce and comm.size > 1:  # partial sums over the ranks' parts of k
         block = allreduce_block(block, "sum", comm, backend)
 
@@ -193,7 +191,7 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     nd = len(shape)
     for axis in [a for a, p in ((nd - 1, promoted[1]), (nd - 2, promoted[0])) if p]:
         block, layout = _remove_axis(block, layout, axis, xp)
-    return _array.Array._new(block, layout, comm, backend)
+    return lifted(block, layout, x1)  # a new block: chains on the product read it once
 
 
 # -- tensordot ---------------------------------------------------------------------------------

@@ -268,3 +268,43 @@ def test_the_temporaries_of_a_chain_never_reach_memory():
             tracemalloc.stop()
     fused, eager = peaks
     assert fused < 1.5 * block < eager, (fused, eager, block)
+
+
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_a_product_and_its_in_place_epilogue(lay):
+    """A matmul's new block starts a chain: the in-place operators and functions after it run
+    in one pass over the product (the distance expression), the eager bits."""
+    a = random_array(SHAPE, "float64", seed=14)
+
+    def make():
+        x = distribute(a, *lay)
+        g = x @ x.T
+        sq = xdist.vecdot(x, x)
+        g *= -2.0
+        g += sq[:, None]
+        g += sq[None, :]
+        d = xdist.sqrt(xdist.maximum(g, 0.0))
+        if _fusing(d) and d.split == 0:
+            assert isinstance(d, Pending) and d._node.count == 5
+        return [d, g]
+
+    _assert_bits(*_both(make))
+
+
+def test_writes_into_a_product_after_a_chain_read_it():
+    a = random_array(SHAPE, "float64", seed=15)
+    for lay in layouts(SHAPE):
+        x = distribute(a, *lay)
+        g = x @ x.T
+        h = g * 2.0
+        g[0, :] = 0.0  # makes h first
+        expected = a @ a.T
+        np.testing.assert_allclose(h.to_numpy(), expected * 2.0, rtol=1e-13, atol=1e-13)
+        expected[0, :] = 0.0
+        np.testing.assert_allclose(g.to_numpy(), expected, rtol=1e-13, atol=1e-13)
+        g = x @ x.T
+        block = g.local  # handed out: chains on g now start from a copy of what it holds
+        h = g + 1.0
+        block[...] = 5.0
+        np.testing.assert_allclose(h.to_numpy(), a @ a.T + 1.0, rtol=1e-13, atol=1e-13)
+        np.testing.assert_array_equal(g.to_numpy(), np.full((SHAPE[0],) * 2, 5.0))

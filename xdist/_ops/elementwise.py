@@ -69,9 +69,9 @@ def apply_elementwise(
     else:
         shape = broadcast_shapes([a.shape for a in arrays], func)
         out = output_layout([a._layout for a in arrays], shape)
-        blocks = [
+        blocks = [  # (an array laid out as the result is taken as it is: it may be pending)
             align_block(x._local, x._layout, out, comm, backend, func)
-            if isinstance(x, Array)
+            if isinstance(x, Array) and x._layout != out
             else x
             for x in operands
         ]
