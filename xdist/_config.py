@@ -62,11 +62,11 @@ Settings (environment variable in brackets):
   by 2025.12 are there whatever the setting. ``x.__array_namespace__(api_version=...)``
   gives a namespace of one edition without changing the setting.
 
-- ``fuse_min_elements`` [``XDIST_FUSE_MIN_ELEMENTS``]: elementwise operations on NumPy blocks
-  of at least this many elements are recorded and run as one pass over memory per chain
-  when the value is needed (xdist/_fusion.py); the results are the eager ones, bit for bit.
-  The default, ``2**16``, leaves small blocks eager, where a pass costs less than recording;
-  ``0`` turns fusion off.
+- ``fuse_min_elements`` [``XDIST_FUSE_MIN_ELEMENTS``]: elementwise operations on blocks of at
+  least this many elements (the NumPy backend, and the Torch backend on the CPU) are
+  recorded and run as one pass over memory per chain when the value is needed
+  (xdist/_fusion.py); the results are the eager ones, bit for bit. The default, ``2**16``,
+  leaves small blocks eager, where a pass costs less than recording; ``0`` turns fusion off.
 
 Start-up choices, read when first needed and changed in code by ``set_backend`` and
 ``set_default_comm`` rather than ``set_config``: the backend [``XDIST_BACKEND=numpy|torch|cupy``],

@@ -1,42 +1,54 @@
 """Fused elementwise chains: one pass over memory per chain of operations.
 
-An elementwise function of large NumPy blocks does not run at once: it returns a ``Pending``
-array, which records the function and its operands (``Node``). A function of pending arrays
-extends their chain. When a block is needed (any operation that is not elementwise, ``.local``,
-printing, a write, DLPack, a collective), the chain runs in tiles of about ``_TILE`` elements
-along the block's first axis: each function of the chain on the tile, in order, while the
-tile is in the cache. Only the blocks of pending arrays still referenced are written out; the
-temporaries of an expression (``(x - m) / s``) never reach memory.
+An elementwise function of large blocks (NumPy, or Torch on the CPU) does not run at once:
+it returns a ``Pending`` array, which records the function and its operands (``Node``). A
+function of pending arrays extends their chain. When a block is needed (any operation that
+is not elementwise, ``.local``, printing, a write, DLPack, a collective), the chain runs in
+tiles of about ``_TILE`` elements along the block's first axis: each function of the chain
+on the tile, in order, while the tile is in the cache. Only the blocks of pending arrays
+still referenced are written out; the temporaries of an expression (``(x - m) / s``) never
+reach memory.
+
+A product starts a chain too: ``matmul``'s new block is returned ``lifted``, a pending array
+whose value is made already, so that the in-place operators after it (``G *= -2; G +=
+sq[:, None]``) extend a chain instead of writing the block, and the chain's result is written
+over the product where no array holds the product any more (``_donor``), as the eager
+in-place operators would have written there: the distance expression reads and writes its
+output once after the GEMM, with no new memory.
 
 Invisible to code written against the standard:
 
 - **The eager bits.** Each function of a chain is the library call the eager path makes, on
   a tile of its operands instead of the whole block; an elementwise function gives the same
-  bits for each element either way, so a fused block is the eager block, bit for bit. The
-  dtype is the library's (the call is probed on an empty tile when recorded), and the errors
-  of a bad call are raised by that probe, from the call that caused them.
+  bits for each element either way, so a fused block is the eager block, bit for bit (a
+  NaN's sign and payload apart: those are the SIMD loops' choice by an element's place in
+  the loop, as they differ eagerly between rank counts). The dtype is the library's (the call
+  is probed on an empty tile when recorded), and the errors of a bad call are raised by that
+  probe, from the call that caused them; NumPy's ``errstate`` is the one at the call.
 - **The values at the call.** A chain reads its operands' blocks later, so it reads without a
   copy only blocks that no one can write in between: xdist's own allocations that it never
   handed out (``_pending.kept``; ``.local`` and DLPack hand a block out), and blocks of
   other pending arrays. Another block is copied where it is small (``_SNAPSHOT`` elements, or
   a 64th of the result's: a row of norms beside a matrix); a larger one (an array made from
   the user's NumPy data, say) runs its function eagerly, and the chain starts from its
-  result. Before xdist writes into a block or hands one out,
-  ``_pending.settle`` makes every pending block.
+  result. Before xdist writes into a block or hands one out, ``_pending.settle`` makes every
+  pending block.
 - **Memory.** A chain holds its operands' blocks where the eager path would hold its
   intermediate results; a chain is cut (its operands made) at ``_MAX_NODES`` functions.
 - **In-place operators** on a pending array (``G *= -2``) extend its chain: no block is
   written, since none has been made, and chains recorded before read the value before.
 
 What is fused: the standard's unary and binary elementwise functions and operators,
-``clip`` and ``where``, on the NumPy backend, where the block has at least
-``fuse_min_elements`` elements (a setting; ``0`` turns fusion off) and its first axis is
-longer than 1. Everything else reads the block and so runs the chain first.
+``clip``, ``where`` and ``xdist.special``'s functions, on the NumPy backend and the Torch
+backend on the CPU (not under autograd), where the block has at least ``fuse_min_elements``
+elements (a setting; ``0`` turns fusion off) and its first axis is longer than 1.
+Everything else reads the block and so runs the chain first.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import weakref
 from collections.abc import Callable
 from functools import partial
@@ -50,7 +62,7 @@ from ._deferred import Deferred
 from ._layout import Layout
 from ._pending import PENDING, keep, kept, pend, settle
 
-__all__ = ["Pending", "elementwise", "lifted"]
+__all__ = ["Pending", "by_rows", "elementwise", "lifted"]
 
 _BLOCK = Array.__dict__["_local"]  # the slot that holds a made block
 
@@ -72,7 +84,7 @@ class Node:
         "args",
         "cut",
         "shape",
-        "dtype",
+        "empty",
         "owner",
         "count",
         "err",
@@ -81,12 +93,12 @@ class Node:
         "free",
     )
 
-    def __init__(self, fn, args, cut, shape, dtype, count, err) -> None:
+    def __init__(self, fn, args, cut, shape, empty, count, err) -> None:
         self.fn: Callable[..., Any] | None = fn
         self.args: tuple = args
         self.cut: tuple[bool, ...] = cut
         self.shape: tuple[int, ...] = shape
-        self.dtype: np.dtype = dtype
+        self.empty: Any = empty  # the value of no rows: its library, dtype and device
         self.count: int = count  # the functions of the chain it ends, at most
         self.err: dict = err  # np.geterr() when it was recorded
         self.owner: weakref.ref | None = None  # the pending array whose value it is
@@ -139,15 +151,35 @@ class Pending(Deferred):
 _EXTENDS = frozenset({"add", "subtract", "multiply", "divide", "pow", "bitwise_and"})
 
 
-def _leaf(block: Any, size: int) -> Any:
+def _leaf(block: Any, size: int, backend: Any) -> Any:
     """``block`` as an operand the chain of a result of ``size`` elements may read later:
     itself if only xdist can write it, a copy if small (beside the result: a row of norms),
     else ``None`` (the function runs now)."""
     if kept(block):
         return block
-    if block.size <= max(_SNAPSHOT, size // _SNAPSHOT_RATIO):
-        return block.copy()
+    if math.prod(block.shape) <= max(_SNAPSHOT, size // _SNAPSHOT_RATIO):
+        return backend.xp.asarray(block, copy=True)
     return None
+
+
+def _fuses(like: Array, shape: tuple[int, ...]) -> bool:
+    """Whether a block of ``shape`` of ``like``'s backend is fused (see the module)."""
+    limit = get_config().fuse_min_elements
+    return bool(
+        limit
+        and len(shape) >= 1
+        and shape[0] > 1
+        and math.prod(shape) >= limit
+        and (
+            like._backend.name == "numpy"
+            or (like._backend.name == "torch" and like.device.kind == "cpu")
+        )
+    )
+
+
+def _base(block: Any) -> Any:
+    """The array whose memory ``block`` views (``None``: its own)."""
+    return block.base if isinstance(block, np.ndarray) else getattr(block, "_base", None)
 
 
 def elementwise(fn: Callable[..., Any], operands: list[Any], layout: Layout, like: Array) -> Array:
@@ -155,28 +187,16 @@ def elementwise(fn: Callable[..., Any], operands: list[Any], layout: Layout, lik
     whose blocks broadcast to ``layout``'s block as they are, blocks that do, and scalars),
     as an array of ``layout``: recorded in a chain where it can be (see the module), else run
     now."""
-    limit = get_config().fuse_min_elements
     shape = layout.local_shape(like._comm.rank)
-    if (
-        limit
-        and like._backend.name == "numpy"
-        and len(shape) >= 1
-        and shape[0] > 1
-        and math.prod(shape) >= limit
-    ):
+    fuses = _fuses(like, shape)
+    if fuses:
         found = _record(fn, operands, shape, layout, like)
         if found is not None:
             return found
     blocks = [x._local if isinstance(x, Array) else x for x in operands]
     out = wrap_block(fn(*blocks), layout, like)
     block = out._local
-    if (
-        limit
-        and isinstance(block, np.ndarray)
-        and block.size >= limit
-        and block.base is None
-        and not any(block is b for b in blocks)
-    ):
+    if fuses and _base(block) is None and not any(block is b for b in blocks):
         keep(block)  # a new block: later chains may read it
     return out
 
@@ -186,21 +206,20 @@ def lifted(block: Any, layout: Layout, like: Array) -> Array:
     a ``Pending`` whose value is made already, so that in-place operators on it extend a
     chain that reads the block once (``G = X @ Y.T; G *= -2; G += n``: one pass, where
     eager makes three), where it can be fused (see ``elementwise``)."""
-    limit = get_config().fuse_min_elements
     shape = layout.local_shape(like._comm.rank)
-    if not (
-        limit
-        and isinstance(block, np.ndarray)
-        and len(shape) >= 1
-        and shape[0] > 1
-        and block.size >= limit
+    backend = like._backend
+    if (
+        not _fuses(like, shape)
+        or not backend.is_block(block)
+        or tuple(block.shape) != shape
+        or getattr(block, "requires_grad", False)
     ):
-        return Array._new(block, layout, like._comm, like._backend)
+        return Array._new(block, layout, like._comm, backend)
     keep(block)
-    node = Node(None, (), (), tuple(block.shape), block.dtype, 0, {})
+    node = Node(None, (), (), shape, block[:0], 0, {})
     node.block = block
-    x = Pending._new(None, layout, like._comm, like._backend)
-    x._make, x._dtype, x._device = partial(_run, node), block.dtype, like._backend.device_of(block)
+    x = Pending._new(None, layout, like._comm, backend)
+    x._make, x._dtype, x._device = partial(_run, node), backend.dtype_of(block), like.device
     x._left = x._t_left = None
     x._node = node
     node.owner = weakref.ref(x)
@@ -209,6 +228,7 @@ def lifted(block: Any, layout: Layout, like: Array) -> Array:
 
 def _record(fn, operands, shape, layout, like) -> Pending | None:
     """The pending array of ``fn(*operands)``, or ``None`` where it must run now."""
+    backend = like._backend
     args, cut, probe = [], [], []
     count = 1
     ndim, rows, size = len(shape), shape[0], math.prod(shape)
@@ -220,19 +240,21 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
             else:
                 args.append(node)
                 cut.append(True)
-                probe.append(np.empty((0, *shape[1:]), node.dtype))
+                probe.append(node.empty)
                 node.readers += 1
                 count += node.count
                 continue
         block = x._local if isinstance(x, Array) else x
-        if not isinstance(block, np.ndarray):
+        if not backend.is_block(block):
             if not isinstance(block, (bool, int, float, complex, np.generic)):
                 return None
             args.append(block)
             cut.append(False)
             probe.append(block)
             continue
-        leaf = _leaf(block, size)
+        if getattr(block, "requires_grad", False):
+            return None  # (a tile's result would not join the graph of autograd)
+        leaf = _leaf(block, size, backend)
         if leaf is None:
             return None
         sliced = leaf.ndim == ndim and leaf.shape[0] == rows
@@ -240,11 +262,11 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
         cut.append(sliced)
         probe.append(leaf[:0] if sliced else leaf)
     empty = fn(*probe)  # the dtype, and the errors of a bad call, raised here
-    if not isinstance(empty, np.ndarray) or empty.shape[1:] != shape[1:]:
+    if not backend.is_block(empty) or tuple(empty.shape) != (0, *shape[1:]):
         return None
-    node = Node(fn, tuple(args), tuple(cut), shape, empty.dtype, count, np.geterr())
-    x = Pending._new(None, layout, like._comm, like._backend)
-    x._make, x._dtype, x._device = partial(_run, node), empty.dtype, like.device
+    node = Node(fn, tuple(args), tuple(cut), shape, empty, count, np.geterr())
+    x = Pending._new(None, layout, like._comm, backend)
+    x._make, x._dtype, x._device = partial(_run, node), backend.dtype_of(empty), like.device
     x._left = x._t_left = None
     x._node = node
     node.owner = weakref.ref(x)
@@ -300,33 +322,42 @@ def _donor(root: Node, order: list[Node]) -> Node | None:
         if (
             a.readers == inside[id(a)]
             and a.shape == root.shape
-            and a.block.dtype == root.dtype
+            and a.block.dtype == root.empty.dtype
             and kept(a.block)
         ):
             return a
     return None
 
 
-def _run(root: Node) -> np.ndarray:
+def _empty(like: Any, shape: tuple[int, ...]) -> Any:
+    """A new block of ``shape`` of the library, dtype and device of ``like``."""
+    if isinstance(like, np.ndarray):
+        return np.empty(shape, like.dtype)
+    return like.new_empty(shape)
+
+
+def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = True) -> Any:
     """Make ``root``'s block, and those of the live pending arrays of its chain, in one pass
-    of tiles along the first axis (a node made already, ``lifted``, is its block)."""
+    of tiles along the first axis (a node made already, ``lifted``, is its block). With
+    ``reduce``: its value on each tile of ``root``, joined along the first axis, is returned
+    instead, and ``root``'s own block is written only if ``store``."""
     if root.block is not None:
         owner = _owner(root)
         if owner is not None:
             owner._node = None
-        return root.block
+        return root.block if reduce is None else reduce(root.block)
     order = _order(root)
     position = {id(n): i for i, n in enumerate(order)}
     shape = root.shape
     rows = max(1, _TILE // max(1, math.prod(shape[1:])))
-    outs: list[np.ndarray | None] = []
+    outs: list[Any] = []
     plan = []
-    donor = _donor(root, order)
+    donor = _donor(root, order) if store else None
     for node in order:
         if node is root and donor is not None:
             out = donor.block  # the eager in-place operators' block: no new memory
-        elif node is root or _owner(node) is not None:
-            out = np.empty(shape, node.dtype)
+        elif (node is root and store) or (node is not root and _owner(node) is not None):
+            out = _empty(node.empty, shape)
         else:
             out = None
         outs.append(out)
@@ -343,6 +374,7 @@ def _run(root: Node) -> np.ndarray:
     err = np.geterr()
     same = all(node.err == err for node in order)
     values: list[Any] = [None] * len(order)
+    parts = []
     for r0 in range(0, shape[0], rows):
         r1 = min(r0 + rows, shape[0])
         for i, (fn, specs, out) in enumerate(plan):
@@ -355,6 +387,8 @@ def _run(root: Node) -> np.ndarray:
             values[i] = v
             if out is not None:
                 out[r0:r1] = v
+        if reduce is not None:
+            parts.append(reduce(values[-1]))
     for node, out in zip(order, outs):
         if out is None:
             continue
@@ -365,4 +399,36 @@ def _run(root: Node) -> np.ndarray:
             _BLOCK.__set__(owner, out)
             owner._node = owner._make = None
             PENDING.pop(id(owner), None)
-    return root.block
+    if reduce is None:
+        return root.block
+    return parts[0] if len(parts) == 1 else _join(parts)
+
+
+def _join(parts: list[Any]) -> Any:
+    """Blocks of one library joined along the first axis."""
+    if isinstance(parts[0], np.ndarray):
+        return np.concatenate(parts, axis=0)
+    import torch
+
+    return torch.cat(parts, dim=0)
+
+
+def by_rows(x: Array, fn: Callable[[Any], Any], axes: tuple[int, ...], frames: int) -> Any | None:
+    """``fn(x``'s block``)`` for a ``fn`` that reduces ``axes`` (not the first) of its
+    argument, so that each row of its result depends only on the same row of the block,
+    where ``x`` is pending: ``fn`` of each tile of the chain as it is made, joined (the same
+    bits as ``fn`` of the block). ``x``'s block is written in the same pass only where
+    ``x`` is referenced beyond the call that reduces it (a temporary, ``xp.sum(xp.exp(a),
+    axis=1)``, never reaches memory; a named array does, and is then made): ``frames`` is
+    how many calls of xdist, this one included, hold ``x`` as an argument, which is all that
+    refers to a temporary. ``None`` where ``x`` is not pending or ``axes`` holds the first
+    axis."""
+    if not isinstance(x, Pending) or x.formed or 0 in axes or x.ndim == 0:
+        return None
+    node = x._node
+    if node is None or node.block is not None:
+        return None
+    # a temporary is referred to by the arguments of the calls and of getrefcount only; a
+    # wrong guess costs time, not correctness: an array not written stays pending
+    store = sys.getrefcount(x) > frames + 1
+    return _run(node, fn, store)

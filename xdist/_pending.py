@@ -38,14 +38,20 @@ def settle() -> None:
 
 
 def keep(block: Any) -> None:
-    """Note that ``block`` is memory xdist allocated and has not handed out (NumPy only)."""
+    """Note that ``block`` is memory xdist allocated and has not handed out."""
     key = id(block)
     _KEPT[key] = weakref.ref(block, lambda _, key=key: _KEPT.pop(key, None))
 
 
+def _viewed(block: Any) -> Any:
+    """The array whose memory ``block`` views: NumPy's ``base``, Torch's ``_base``."""
+    base = getattr(block, "base", None)
+    return getattr(block, "_base", None) if base is None else base
+
+
 def kept(block: Any) -> bool:
     """Whether ``block``, or the array it views, is memory that only xdist can write."""
-    for b in (block, getattr(block, "base", None)):
+    for b in (block, _viewed(block)):
         ref = _KEPT.get(id(b))
         if ref is not None and ref() is b:
             return True
@@ -56,7 +62,7 @@ def hand_out(block: Any) -> Any:
     """``block`` about to be handed out: pending blocks are made first, and neither it nor
     the array it views is read later without a copy any more."""
     settle()
-    for b in (block, getattr(block, "base", None)):
+    for b in (block, _viewed(block)):
         ref = _KEPT.get(id(b))
         if ref is not None and ref() is b:
             del _KEPT[id(b)]

@@ -31,6 +31,7 @@ from ._array import Array, wrap_block
 from ._data_type_functions import result_type
 from ._distribution_functions import resplit
 from ._dtypes import check_category, default_index
+from ._fusion import by_rows
 from ._layout import Layout
 from ._movement.collectives import (
     allgather_block,
@@ -188,7 +189,12 @@ def _arg_best(func: str, x: Any, axis: Any, keepdims: Any) -> Array:
             out = Layout.replicated(out_shape)
         else:
             out = Layout(out_shape, split if keepdims else split - (axis < split), x.counts)
-        found = x._backend.arg_best(x._local, axis, keepdims, want_max)
+        backend = x._backend
+        found = None
+        if axis is not None:  # (x: argmin's, _arg_best's and by_rows' argument)
+            found = by_rows(x, lambda b: backend.arg_best(b, axis, keepdims, want_max), reduced, 3)
+        if found is None:
+            found = backend.arg_best(x._local, axis, keepdims, want_max)
         return _indices(found, out, x)
     partial = _flat_partial(x, want_max) if axis is None else _split_partial(x, axis, want_max)
     best = allreduce_host(partial, _BEST, comm)

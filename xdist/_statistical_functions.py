@@ -21,6 +21,7 @@ import numpy as np
 
 from ._array import Array
 from ._dtypes import as_dtype, check_category, float64
+from ._fusion import by_rows
 from ._layout import Layout
 from ._movement.collectives import exscan_block
 from ._ops.reduction import (
@@ -177,7 +178,14 @@ def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
         )
     xp, backend = x._backend.xp, x._backend
     wide = _complex128 if x.dtype.kind == "c" else float64
-    partial = xp.sum(x._local, axis=plan.axes, dtype=backend.native_dtype(wide), keepdims=True)
+    native = backend.native_dtype(wide)
+
+    def local(block):
+        return xp.sum(block, axis=plan.axes, dtype=native, keepdims=True)
+
+    partial = by_rows(x, local, plan.axes, 2)  # (x: mean's and by_rows' argument)
+    if partial is None:
+        partial = local(x._local)
     total = combine_partials(x, plan, partial, "sum")
     if plan.size == 0:  # NumPy's mean of nothing is NaN (nan+nanj for complex)
         nan = complex(math.nan, math.nan) if x.dtype.kind == "c" else math.nan

@@ -25,6 +25,7 @@ import array_api_compat
 import numpy as np
 
 from .._array import Array
+from .._fusion import by_rows
 from .._layout import Layout
 from .._movement.collectives import allreduce_block
 from .._transport.comm import ReduceOp
@@ -136,5 +137,9 @@ def reduce_simple(
     if plan.combine and local_size(x, plan) == 0:
         partial = filled_block(x, kept_local_shape(x, plan), identity, dtype)
     else:
-        partial = local_fn(x._local, plan.axes)
+        axes = plan.axes
+        # (x is an argument of the public function, its helper, this one and by_rows)
+        partial = by_rows(x, lambda block: local_fn(block, axes), axes, 4)
+        if partial is None:
+            partial = local_fn(x._local, axes)
     return array_from_kept(x, plan, combine_partials(x, plan, partial, op))
