@@ -1,17 +1,21 @@
 """Four workloads in one run (k-means, Lasso, moments, cdist): xdist beside NumPy,
-scikit-learn, Torch and JAX. A peer that is not installed is reported as failed.
+scikit-learn, oneDAL (scikit-learn-intelex, daal4py), Torch and JAX. A peer that is not
+installed is reported as failed.
 
     python benchmarks/workloads.py [--rounds 5] [--repeat 3] [--scale 1.0]
-        [--only kmeans,lasso,moments,cdist] [--peers numpy,sklearn,torch,jax]
+        [--only kmeans,lasso,moments,cdist] [--peers numpy,sklearn,onedal,torch,jax]
+        [--onedal-python PATH]
         [--xdist numpy:1,numpy:2,numpy:3,torch:1,torch:2] [--plots DIR] [--json FILE]
 
 Workloads (``--scale`` multiplies every row count; the columns stay):
 
 - kmeans: 200000 x 64 float32, k=8, 30 Lloyd iterations (tol=0) from the same 8 initial
-  centers (rows of X) for everyone: scikit-learn ``KMeans`` (2 threads), a jitted JAX Lloyd
+  centers (rows of X) for everyone: scikit-learn ``KMeans`` and scikit-learn-intelex's
+  (oneDAL) ``KMeans`` (2 threads each), a jitted JAX Lloyd
   loop (2 cores), a NumPy Lloyd loop by hand (1 thread), ``xdist.ml.KMeans``;
 - lasso: 100000 x 100 float64, alpha=0.1, 20 coordinate-descent epochs (tol=0):
-  scikit-learn ``Lasso`` with ``precompute=True`` and ``False``, the Gram descent by hand in
+  scikit-learn ``Lasso`` and daal4py's (oneDAL) ``Lasso`` with ``precompute=True`` and
+  ``False``, the Gram descent by hand in
   NumPy (1 thread), ``xdist.ml.Lasso`` with ``precompute=True``, ``False`` and ``"auto"``;
 - moments: 8192 x 8192 float64: mean of all / std of all / mean along axis 0 / std along
   axis 0 (ddof 0): NumPy (1 thread), Torch (2 threads), JAX jit (2 cores), xdist;
@@ -86,6 +90,8 @@ def start_servers(args, peers: list[str], configs: list[tuple[str, int]]) -> dic
         if group == "jax":
             env |= {"XLA_FLAGS": "--xla_cpu_multi_thread_eigen=true", "JAX_PLATFORMS": "cpu"}
         cmd = me + [group]
+        if group == "onedal" and args.onedal_python:
+            cmd = [args.onedal_python, *me[1:], group]
         servers[group] = harness.Server(group, cmd, env, args.timeout)
     mpiexec = harness.mpiexec("workloads.py") if configs else None
     for backend, ranks in configs:
@@ -192,6 +198,13 @@ def main() -> int:
     parser.add_argument("--only", default=",".join(WORKLOADS))
     parser.add_argument("--peers", default=",".join(PEER_GROUPS))
     parser.add_argument("--xdist", default=XDIST_DEFAULT, help="backend:ranks,...")
+    parser.add_argument(
+        "--onedal-python",
+        default=None,
+        help="the Python that runs the oneDAL peer (scikit-learn-intelex, daal4py), where it "
+        "needs another scikit-learn than this one (daal4py 2024.7 imports with scikit-learn "
+        "1.5, not 1.9); default: this Python",
+    )
     parser.add_argument("--plots", default=None, help="write the PNG plots into this folder")
     parser.add_argument("--json", default=None, help="write the raw times to this file")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per command")

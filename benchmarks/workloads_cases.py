@@ -22,20 +22,31 @@ CASES = [
     (
         "kmeans",
         "k-means",
-        [("sklearn", "kmeans"), ("jax", "kmeans"), ("numpy", "kmeans")],
+        [("sklearn", "kmeans"), ("onedal", "kmeans"), ("jax", "kmeans"), ("numpy", "kmeans")],
         "kmeans",
     ),
     (
         "lasso",
         "Lasso precompute=True",
-        [("sklearn", "lasso_gram"), ("numpy", "lasso_gram")],
+        [("sklearn", "lasso_gram"), ("onedal", "lasso_gram"), ("numpy", "lasso_gram")],
         "lasso_gram",
     ),
-    ("lasso", "Lasso precompute=False", [("sklearn", "lasso_residual")], "lasso_residual"),
+    (
+        "lasso",
+        "Lasso precompute=False",
+        [("sklearn", "lasso_residual"), ("onedal", "lasso_residual")],
+        "lasso_residual",
+    ),
     (
         "lasso",
         "Lasso precompute='auto'",
-        [("sklearn", "lasso_gram"), ("sklearn", "lasso_residual"), ("numpy", "lasso_gram")],
+        [
+            ("sklearn", "lasso_gram"),
+            ("sklearn", "lasso_residual"),
+            ("onedal", "lasso_gram"),
+            ("onedal", "lasso_residual"),
+            ("numpy", "lasso_gram"),
+        ],
         "lasso_auto",
     ),
     *[

@@ -1,5 +1,5 @@
 """The contenders of ``benchmarks/workloads.py``, inside their processes: the peer libraries
-(NumPy by hand, scikit-learn, Torch, JAX) and xdist, each workload's operations in each, and
+(NumPy by hand, scikit-learn, oneDAL, Torch, JAX) and xdist, each workload's operations in each, and
 the command loop of a contender's process (``serve``).
 
 A peer's process holds the whole data; an xdist job's rank holds its own rows only. Each
@@ -30,8 +30,8 @@ from workloads_cases import (
     sizes,
 )
 
-PEER_GROUPS = ("numpy", "sklearn", "torch", "jax")
-PEER_THREADS = {"numpy": 1, "sklearn": 2, "torch": 2, "jax": 2}
+PEER_GROUPS = ("numpy", "sklearn", "onedal", "torch", "jax")
+PEER_THREADS = {"numpy": 1, "sklearn": 2, "onedal": 2, "torch": 2, "jax": 2}
 
 
 def _with_epochs(coef) -> np.ndarray:
@@ -70,6 +70,26 @@ def peer_ops(group: str, workload: str, scale: float) -> dict:
             ops["kmeans"] = (kmeans, host)
         elif workload == "lasso":
             from sklearn.linear_model import Lasso
+
+            def lasso(pre):
+                m = Lasso(alpha=LASSO_ALPHA, max_iter=LASSO_EPOCHS, tol=0.0, precompute=pre)
+                m.fit(X, d["y"])
+                return np.concatenate([m.coef_, [m.intercept_, m.n_iter_]])
+
+            ops["lasso_gram"] = (lambda: lasso(True), host)
+            ops["lasso_residual"] = (lambda: lasso(False), host)
+    elif group == "onedal":  # oneDAL through scikit-learn-intelex (KMeans) and daal4py (Lasso)
+        if workload == "kmeans":
+            from sklearnex.cluster import KMeans
+
+            km = {"init": d["centers"], "n_init": 1, "max_iter": KMEANS_ITERS, "tol": 0.0}
+
+            def kmeans():
+                return KMeans(KMEANS_K, algorithm="lloyd", **km).fit(X).cluster_centers_
+
+            ops["kmeans"] = (kmeans, host)
+        elif workload == "lasso":
+            from daal4py.sklearn.linear_model import Lasso
 
             def lasso(pre):
                 m = Lasso(alpha=LASSO_ALPHA, max_iter=LASSO_EPOCHS, tol=0.0, precompute=pre)
@@ -227,6 +247,10 @@ def serve(kind: str) -> None:
         import jax
 
         jax.config.update("jax_enable_x64", True)
+    elif kind == "onedal":
+        import daal4py
+
+        daal4py.daalinit(PEER_THREADS["onedal"])  # oneDAL's own (TBB) threads
     import warnings
 
     warnings.simplefilter("ignore")
@@ -271,6 +295,14 @@ def _threads(kind: str) -> str:
         import torch
 
         out += f", torch.get_num_threads()={torch.get_num_threads()}"
+    if kind == "onedal":
+        import importlib.metadata
+
+        import daal4py
+
+        out += f", daal4py {importlib.metadata.version('daal4py')} "
+        out += f"({daal4py.num_threads()} threads, scikit-learn "
+        out += f"{importlib.metadata.version('scikit-learn')})"
     if hasattr(os, "sched_getaffinity"):
         out += f", CPUs {len(os.sched_getaffinity(0))}"
     return out + "; " + blas_report(kind)

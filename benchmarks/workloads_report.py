@@ -17,12 +17,16 @@ from workloads_cases import CASES, LASSO_EPOCHS
 PEER_NAMES = {
     "numpy": "NumPy 1 thread",
     "sklearn": "scikit-learn 2 threads",
+    "onedal": "oneDAL 2 threads",
     "torch": "Torch 2 threads",
     "jax": "JAX jit 2 cores",
 }
 PEER_LABEL = {
     ("sklearn", "kmeans"): "scikit-learn KMeans",
     ("jax", "kmeans"): "JAX jit Lloyd",
+    ("onedal", "kmeans"): "scikit-learn-intelex KMeans",
+    ("onedal", "lasso_gram"): "daal4py Lasso precompute=True",
+    ("onedal", "lasso_residual"): "daal4py Lasso precompute=False",
     ("numpy", "kmeans"): "NumPy Lloyd by hand",
     ("sklearn", "lasso_gram"): "scikit-learn precompute=True",
     ("sklearn", "lasso_residual"): "scikit-learn precompute=False",
