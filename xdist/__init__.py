@@ -40,6 +40,7 @@ from ._dtypes import (
 from ._einsum import einsum
 from ._elementwise_functions import *  # noqa: F403
 from ._elementwise_functions import __all__ as _elementwise_names
+from ._fusion import synchronize
 from ._gradient import gradient
 from ._histograms import digitize, histogram, histogram2d, histogramdd
 from ._indexing_functions import *  # noqa: F403

@@ -44,7 +44,8 @@ from ._movement.collectives import differing_ranks
 from ._movement.gathers import implicit_gather
 from ._movement.redistribute import redistribute_block
 from ._ops.slabs import from_sliceable, is_lazy_array
-from ._placement import DEFAULT, Placement, resolve_split, span
+from ._pending import keep
+from ._placement import DEFAULT, Placement, mark_unplaced, resolve_split, span
 from ._runtime import default_backend
 from ._transport.comm import Communicator
 from ._validation import check_array, check_int, check_same_context
@@ -127,7 +128,17 @@ def _filled(shape: Any, dtype: Any, device: Any, split: Any, comm: Any, value: A
     ``value`` (``None``: uninitialized); each rank allocates only its block."""
     t = Placement(comm, device, func)
     dt = _dtype(dtype, func, t.default_dtype("real floating"))
-    return t.filled(t.layout(_shape(shape, func), split, func), dt, value)
+    return _unplaced(t.filled(t.layout(_shape(shape, func), split, func), dt, value), split)
+
+
+def _unplaced(x: _array.Array, split: Any) -> _array.Array:
+    """``x``, noted as laid out by default where ``split`` was not given and it came out
+    replicated: a write of split data may then split it (``_placement.mark_unplaced``). Its
+    block is new memory that xdist has not handed out (``_pending.keep``)."""
+    if split is DEFAULT and x._layout.split is None and x.ndim:
+        keep(x._local)
+        mark_unplaced(x)
+    return x
 
 
 def empty(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
@@ -156,7 +167,9 @@ def full(shape, fill_value, *, dtype=None, device=None, split=DEFAULT, comm=None
         )
     dt = _dtype(dtype, "full", _scalar_dtype(fill_value, t.backend))
     _check_fill(fill_value, dt, "full")
-    return t.filled(t.layout(_shape(shape, "full"), split, "full"), dt, fill_value)
+    return _unplaced(
+        t.filled(t.layout(_shape(shape, "full"), split, "full"), dt, fill_value), split
+    )
 
 
 # -- the *_like functions -----------------------------------------------------------------------

@@ -29,7 +29,7 @@ Invisible to code written against the standard:
   copy only blocks that no one can write in between: xdist's own allocations that it never
   handed out (``_pending.kept``; ``.local`` and DLPack hand a block out), and blocks of
   other pending arrays. Another block is copied where it is small (``_SNAPSHOT`` elements, or
-  a 64th of the result's: a row of norms beside a matrix); a larger one (an array made from
+  a 16th of the result's: a column of norms beside a matrix); a larger one (an array made from
   the user's NumPy data, say) runs its function eagerly, and the chain starts from its
   result. Before xdist writes into a block or hands one out, ``_pending.settle`` makes every
   pending block.
@@ -62,7 +62,7 @@ from ._deferred import Deferred
 from ._layout import Layout
 from ._pending import PENDING, keep, kept, pend, settle
 
-__all__ = ["Pending", "by_rows", "elementwise", "lifted"]
+__all__ = ["Pending", "by_rows", "elementwise", "lifted", "synchronize"]
 
 _BLOCK = Array.__dict__["_local"]  # the slot that holds a made block
 
@@ -71,7 +71,7 @@ _MAX_NODES = 32  # functions in one chain before its operands are made
 # an operand block that a user could write is copied, not run, where it has at most this
 # many elements, or this fraction of the result's (the copy then costs little beside a pass)
 _SNAPSHOT = 4096
-_SNAPSHOT_RATIO = 64
+_SNAPSHOT_RATIO = 16
 
 
 class Node:
@@ -149,6 +149,17 @@ class Pending(Deferred):
 # The in-place operators that may extend a chain: their result has the array's dtype
 # whenever the eager path accepts them.
 _EXTENDS = frozenset({"add", "subtract", "multiply", "divide", "pow", "bitwise_and"})
+
+
+def synchronize() -> None:
+    """Make every pending block (the recorded chains of elementwise functions) and wait for
+    the work queued on the default device: what a timer calls before it reads the clock, as
+    it would call ``torch.cuda.synchronize()``. Local: no message."""
+    settle()
+    from ._runtime import default_backend
+
+    backend = default_backend()
+    backend.synchronize(backend.default_device())
 
 
 def _leaf(block: Any, size: int, backend: Any) -> Any:

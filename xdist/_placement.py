@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import weakref
 from typing import Any
 
 import numpy as np
@@ -37,9 +38,12 @@ __all__ = [
     "DEFAULT",
     "Placement",
     "iota",
+    "mark_unplaced",
+    "placed",
     "resolve_comm",
     "resolve_split",
     "span",
+    "unplaced",
 ]
 
 
@@ -53,6 +57,31 @@ class _Default:
 
 
 DEFAULT = _Default()
+
+# Arrays that a creation function made replicated because no split was asked for (``split``
+# left at its default): nothing chose their layout, so a large one may take the split of
+# split data written into it whole along an axis, instead of that data being gathered to
+# every rank (``_indexing.basic``; scikit-learn fills ``xp.empty`` results column by column).
+_UNPLACED: dict[int, weakref.ref] = {}
+
+
+def mark_unplaced(x: Any) -> None:
+    """Note ``x`` as laid out by default, not by choice (see ``_UNPLACED``)."""
+    key = id(x)
+    _UNPLACED[key] = weakref.ref(x, lambda _, key=key: _UNPLACED.pop(key, None))
+
+
+def unplaced(x: Any) -> bool:
+    """Whether ``x`` is an array ``mark_unplaced`` noted and ``placed`` did not since."""
+    ref = _UNPLACED.get(id(x))
+    return ref is not None and ref() is x
+
+
+def placed(x: Any) -> None:
+    """``x``'s layout is settled: no later write changes it."""
+    if unplaced(x):
+        del _UNPLACED[id(x)]
+
 
 # Communicator types whose instances passed the check: ``Communicator`` is a runtime Protocol,
 # whose ``isinstance`` looks its members up one by one, too slow for every creation call.

@@ -824,6 +824,18 @@ _add(
     "print(dict(counts))  # {'allreduce': 1} on several ranks",
     sends={"allreduce": 1},
 )
+_add(
+    "xdist.synchronize",
+    "None: makes every pending block (chains of elementwise functions are recorded and run "
+    "when their value is needed) and waits for the default device's queued work, so that "
+    "a timer measures the work of the code it times.",
+    "import time\n\n"
+    "t0 = time.perf_counter()\n"
+    "y = xp.sqrt(x * x + 1.0)\n"
+    "xp.synchronize()\n"
+    "seconds = time.perf_counter() - t0",
+    X,
+)
 _add("xdist.get_config", "None: this process's settings.", "cfg = xp.get_config()", NONE)
 _add(
     "xdist.set_config",
@@ -1967,6 +1979,7 @@ _FIXED = {
     "settings": [
         "xdist.GatherWarning",
         "xdist.count_collectives",
+        "xdist.synchronize",
         "xdist.get_config",
         "xdist.set_config",
         "xdist.config_context",

@@ -19,14 +19,19 @@ or copy, so it decides alike at every rank count.
 
 from __future__ import annotations
 
+import math
+import sys
 from typing import Any
 
 import numpy as np
 
 from .. import _array
+from .._config import get_config
 from .._layout import Layout, intersect
-from .._movement.collectives import bcast_block
+from .._movement.collectives import all_ranks, bcast_block
 from .._movement.redistribute import PerRank, exchange_boxes
+from .._pending import keep, kept
+from .._placement import placed, unplaced
 from ..backends.base import Backend
 from .keys import (
     Part,
@@ -389,6 +394,38 @@ def setitem_direct(x: _array.Array, items: tuple, value: Any) -> bool:
     return True
 
 
+def _takes_split(x: _array.Array, parts: list[Part], value: Any) -> bool:
+    """Whether replicated ``x`` takes the split of ``value`` before ``x[parts] = value``,
+    and if so takes it: ``x`` was made replicated by default (``_placement.unplaced``), is
+    larger than ``gather_warning_elements``, and nothing but ``x`` refers to its block (no
+    view, never handed out); ``value`` is split along an axis that ``parts`` selects whole.
+    Then each rank keeps its rows of ``x`` (the same on every rank: nothing moves) and
+    receives only its rows of ``value``, instead of all of them. Collective (one allreduce
+    of a flag) where ``x`` and ``value`` qualify by their metadata."""
+    if not (isinstance(value, _array.Array) and value.split is not None and unplaced(x)):
+        return False
+    chosen = [i for i, p in enumerate(parts) if type(p) is range]
+    if len(chosen) < value.ndim or math.prod(x.shape) <= get_config().gather_warning_elements:
+        return False
+    axis = chosen[len(chosen) - value.ndim + value.split]
+    whole = range(0, x.shape[axis])
+    if parts[axis] != whole or value.shape[value.split] != x.shape[axis]:
+        return False
+    block = x._local
+    # the slot and this name hold the block, and getrefcount's argument: nothing else
+    alone = x._writeback is None and kept(block) and sys.getrefcount(block) <= 3
+    if not all_ranks(alone, x._comm):
+        placed(x)
+        return False
+    layout = Layout(x.shape, axis, value.counts)
+    mine = x._backend.xp.asarray(block[layout.local_slice(x._comm.rank)], copy=True)
+    del block
+    x._local, x._layout = mine, layout
+    keep(mine)
+    placed(x)
+    return True
+
+
 def setitem_basic(x: _array.Array, key: Any, value: Any) -> list[Part]:
     """``x[key] = value`` for a basic key: each rank writes the selected elements it owns.
     Returns the key's parts (what was written, for ``x``'s write-back)."""
@@ -396,9 +433,10 @@ def setitem_basic(x: _array.Array, key: Any, value: Any) -> list[Part]:
     shape = selected_shape(parts)
     check_value(x, value, shape)
     layout, rank, size = x._layout, x._comm.rank, x._comm.size
-    if layout.split is None:
+    if layout.split is None and not _takes_split(x, parts, value):
         write_parts(x, parts, fetch_value(value, [full_box(value)] * size))
         return parts
+    layout = x._layout
     at, out_axis = split_part(parts, layout.split)
     offset = layout.offsets[rank]
     if out_axis is None:  # an int: only the owner writes, and it needs all of value

@@ -1,0 +1,101 @@
+"""An array that a creation function made replicated only because no split was asked for
+(``xp.empty(shape)``) takes the split of split data written into it whole along an axis,
+instead of gathering that data to every rank (``_indexing.basic._takes_split``): what
+scikit-learn's ``PolynomialFeatures`` does, filling ``xp.empty`` column by column. Against
+NumPy at every rank count, uneven and empty blocks, with what is sent; and the cases that
+keep the replicated layout and gather: a split asked for, a view or a handed-out block, a
+part of the split axis, a small array."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from helpers import SIZE, distribute, random_array, uneven_counts
+
+import xdist
+
+N, F = 23, 4
+
+
+def _x(counts=None, split=0):
+    return distribute(random_array((N, F), "float64", seed=1), split, counts)
+
+
+def _fill(XP, x):
+    """PolynomialFeatures' order: a scalar column, then split columns, then products."""
+    XP[:, 0] = 1.0
+    XP[:, 1 : 1 + F] = x
+    XP[:, 1 + F : 1 + 2 * F] = XP[:, 1 : 1 + F] * x[:, 0:1]
+
+
+def _expected():
+    a = random_array((N, F), "float64", seed=1)
+    out = np.empty((N, 1 + 2 * F))
+    out[:, 0] = 1.0
+    out[:, 1 : 1 + F] = a
+    out[:, 1 + F :] = a * a[:, 0:1]
+    return out
+
+
+@pytest.mark.parametrize("counts", [None, "uneven"])
+def test_an_empty_array_filled_by_split_columns_is_split(counts):
+    counts = uneven_counts(N, SIZE) if counts else None
+    x = _x(counts)
+    with xdist.config_context(gather_warning_elements=0), warnings.catch_warnings():
+        warnings.simplefilter("error", xdist.GatherWarning)  # nothing is gathered
+        XP = xdist.empty((N, 1 + 2 * F), dtype=xdist.float64)
+        _fill(XP, x)
+    assert XP.split == 0 and XP.counts == x.counts
+    np.testing.assert_array_equal(XP.to_numpy(), _expected())
+
+
+def test_it_sends_one_flag():
+    x = _x()
+    with xdist.config_context(gather_warning_elements=0):
+        XP = xdist.zeros((N, 1 + 2 * F), dtype=xdist.float64)
+        XP[:, 0] = 1.0
+        with xdist.count_collectives() as counts:
+            XP[:, 1 : 1 + F] = x  # the agreement that every rank may split it, no data
+        assert dict(counts) == ({"allreduce": 1} if SIZE > 1 else {})
+        assert sum(counts.bytes.values()) <= 8
+        XP[:, 1 + F :] = XP[:, 1 : 1 + F] * x[:, 0:1]
+    np.testing.assert_array_equal(XP.to_numpy(), _expected())
+
+
+def test_a_second_axis_is_taken_too():
+    a = random_array((F, N), "float64", seed=2)
+    x = distribute(a, 1)
+    with xdist.config_context(gather_warning_elements=0):
+        Z = xdist.full((2, F, N), 3.0, dtype=xdist.float64)
+        Z[1] = x
+    assert Z.split == 2
+    expected = np.full((2, F, N), 3.0)
+    expected[1] = a
+    np.testing.assert_array_equal(Z.to_numpy(), expected)
+
+
+@pytest.mark.parametrize("case", ["split_none", "view", "handed_out", "part", "small"])
+def test_what_keeps_it_replicated(case):
+    """A layout asked for, a block something else refers to, a part of the split axis, or an
+    array no larger than ``gather_warning_elements``: the data is gathered, as before."""
+    x = _x()
+    threshold = 10**9 if case == "small" else 0
+    with xdist.config_context(gather_warning_elements=threshold), warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdist.GatherWarning)
+        kwargs = {"split": None} if case == "split_none" else {}
+        XP = xdist.empty((N, 1 + 2 * F), dtype=xdist.float64, **kwargs)
+        held = XP[:, 2] if case == "view" else XP.local if case == "handed_out" else None
+        if case == "part":
+            XP[:, 0] = 1.0
+            for lo, hi in ((0, 5), (5, N)):
+                XP[lo:hi, 1 : 1 + F] = x[lo:hi]
+                XP[lo:hi, 1 + F :] = x[lo:hi] * x[lo:hi, 0:1]
+        else:
+            _fill(XP, x)
+    assert XP.split is None
+    np.testing.assert_array_equal(XP.to_numpy(), _expected())
+    if case == "view":
+        np.testing.assert_array_equal(xdist.to_numpy(held), _expected()[:, 2])
+    del held
