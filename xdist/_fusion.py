@@ -381,22 +381,30 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
                     specs.append((1, a.block))
             else:
                 specs.append((1, a) if c else (2, a))
-        plan.append((node.fn, specs, out))
+        # a NumPy ufunc writes its tile where it goes (its block, or a tile buffer reused
+        # from tile to tile): the same loop as without ``out=``, no allocation per tile
+        into = None
+        if type(node.fn) is np.ufunc and node.fn.nout == 1 and isinstance(node.empty, np.ndarray):
+            into = out if out is not None else np.empty((rows, *shape[1:]), node.empty.dtype)
+        plan.append((node.fn, specs, out, into))
     err = np.geterr()
     same = all(node.err == err for node in order)
     values: list[Any] = [None] * len(order)
     parts = []
     for r0 in range(0, shape[0], rows):
         r1 = min(r0 + rows, shape[0])
-        for i, (fn, specs, out) in enumerate(plan):
+        for i, (fn, specs, out, into) in enumerate(plan):
             args = [values[a] if k == 0 else (a[r0:r1] if k == 1 else a) for k, a in specs]
+            kwargs = {}
+            if into is not None:
+                kwargs["out"] = into[r0:r1] if into is out else into[: r1 - r0]
             if same:
-                v = fn(*args)
+                v = fn(*args, **kwargs)
             else:
                 with np.errstate(**order[i].err):
-                    v = fn(*args)
+                    v = fn(*args, **kwargs)
             values[i] = v
-            if out is not None:
+            if out is not None and into is None:
                 out[r0:r1] = v
         if reduce is not None:
             parts.append(reduce(values[-1]))
