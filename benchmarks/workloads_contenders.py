@@ -39,6 +39,35 @@ def _with_epochs(coef) -> np.ndarray:
     return np.append(coef, LASSO_EPOCHS)
 
 
+def _estimator_ops(workload: str, d: dict, cluster: str, linear_model: str) -> dict:
+    """The k-means or Lasso op of a scikit-learn-compatible library: its ``KMeans`` from
+    module ``cluster``, its ``Lasso`` from module ``linear_model``."""
+    import importlib
+
+    X = d["X"]
+    if workload == "kmeans":
+        KMeans = importlib.import_module(cluster).KMeans
+        km = {"init": d["centers"], "n_init": 1, "max_iter": KMEANS_ITERS, "tol": 0.0}
+
+        def kmeans():
+            return KMeans(KMEANS_K, algorithm="lloyd", **km).fit(X).cluster_centers_
+
+        return {"kmeans": (kmeans, host)}
+    if workload == "lasso":
+        Lasso = importlib.import_module(linear_model).Lasso
+
+        def lasso(pre):
+            m = Lasso(alpha=LASSO_ALPHA, max_iter=LASSO_EPOCHS, tol=0.0, precompute=pre)
+            m.fit(X, d["y"])
+            return np.concatenate([m.coef_, [m.intercept_, m.n_iter_]])
+
+        return {
+            "lasso_gram": (lambda: lasso(True), host),
+            "lasso_residual": (lambda: lasso(False), host),
+        }
+    return {}
+
+
 def peer_ops(group: str, workload: str, scale: float) -> dict:
     """op -> (function, result as NumPy) of one peer library for one workload."""
     d = make_data(workload, scale)
@@ -59,45 +88,9 @@ def peer_ops(group: str, workload: str, scale: float) -> dict:
         else:
             ops["cdist"] = (lambda: cdist_numpy(X), lambda D: cdist_error(D, X, ..., ...))
     elif group == "sklearn":
-        if workload == "kmeans":
-            from sklearn.cluster import KMeans
-
-            km = {"init": d["centers"], "n_init": 1, "max_iter": KMEANS_ITERS, "tol": 0.0}
-
-            def kmeans():
-                return KMeans(KMEANS_K, algorithm="lloyd", **km).fit(X).cluster_centers_
-
-            ops["kmeans"] = (kmeans, host)
-        elif workload == "lasso":
-            from sklearn.linear_model import Lasso
-
-            def lasso(pre):
-                m = Lasso(alpha=LASSO_ALPHA, max_iter=LASSO_EPOCHS, tol=0.0, precompute=pre)
-                m.fit(X, d["y"])
-                return np.concatenate([m.coef_, [m.intercept_, m.n_iter_]])
-
-            ops["lasso_gram"] = (lambda: lasso(True), host)
-            ops["lasso_residual"] = (lambda: lasso(False), host)
+        ops |= _estimator_ops(workload, d, "sklearn.cluster", "sklearn.linear_model")
     elif group == "onedal":  # oneDAL through scikit-learn-intelex (KMeans) and daal4py (Lasso)
-        if workload == "kmeans":
-            from sklearnex.cluster import KMeans
-
-            km = {"init": d["centers"], "n_init": 1, "max_iter": KMEANS_ITERS, "tol": 0.0}
-
-            def kmeans():
-                return KMeans(KMEANS_K, algorithm="lloyd", **km).fit(X).cluster_centers_
-
-            ops["kmeans"] = (kmeans, host)
-        elif workload == "lasso":
-            from daal4py.sklearn.linear_model import Lasso
-
-            def lasso(pre):
-                m = Lasso(alpha=LASSO_ALPHA, max_iter=LASSO_EPOCHS, tol=0.0, precompute=pre)
-                m.fit(X, d["y"])
-                return np.concatenate([m.coef_, [m.intercept_, m.n_iter_]])
-
-            ops["lasso_gram"] = (lambda: lasso(True), host)
-            ops["lasso_residual"] = (lambda: lasso(False), host)
+        ops |= _estimator_ops(workload, d, "sklearnex.cluster", "daal4py.sklearn.linear_model")
     elif group == "torch":
         import torch
 
