@@ -38,9 +38,13 @@ def settle() -> None:
 
 
 def keep(block: Any) -> None:
-    """Note that ``block`` is memory xdist allocated and has not handed out."""
+    """Note that ``block`` is memory xdist allocated and has not handed out (a block whose
+    type takes no weak reference is not noted: chains then copy it or run at once)."""
     key = id(block)
-    _KEPT[key] = weakref.ref(block, lambda _, key=key: _KEPT.pop(key, None))
+    try:
+        _KEPT[key] = weakref.ref(block, lambda _, key=key: _KEPT.pop(key, None))
+    except TypeError:
+        pass
 
 
 def _viewed(block: Any) -> Any:
