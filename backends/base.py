@@ -129,6 +129,10 @@ class Backend(Protocol):
         """The device a new block goes to when none is given."""
         ...
 
+    def synchronize(self, device: Device) -> None:
+        """Wait for the work queued on ``device`` (nothing to wait for on the CPU)."""
+        ...
+
     def set_default_device(self, device: Device | str | None) -> Device:
         """Make ``device`` the default (None: the first device); return the previous default."""
         ...
