@@ -60,7 +60,7 @@ from ._array import Array, _assign_inplace, wrap_block
 from ._config import get_config
 from ._deferred import Deferred
 from ._layout import Layout
-from ._pending import PENDING, keep, kept, pend, settle
+from ._pending import PENDING, keep, kept, pend, settle, viewed
 
 __all__ = ["Pending", "by_rows", "elementwise", "lifted", "synchronize"]
 
@@ -188,11 +188,6 @@ def _fuses(like: Array, shape: tuple[int, ...]) -> bool:
     )
 
 
-def _base(block: Any) -> Any:
-    """The array whose memory ``block`` views (``None``: its own)."""
-    return block.base if isinstance(block, np.ndarray) else getattr(block, "_base", None)
-
-
 def elementwise(fn: Callable[..., Any], operands: list[Any], layout: Layout, like: Array) -> Array:
     """``fn`` (a library function that maps elements to elements) of ``operands`` (arrays
     whose blocks broadcast to ``layout``'s block as they are, blocks that do, and scalars),
@@ -207,7 +202,7 @@ def elementwise(fn: Callable[..., Any], operands: list[Any], layout: Layout, lik
     blocks = [x._local if isinstance(x, Array) else x for x in operands]
     out = wrap_block(fn(*blocks), layout, like)
     block = out._local
-    if fuses and _base(block) is None and not any(block is b for b in blocks):
+    if fuses and viewed(block) is None and not any(block is b for b in blocks):
         keep(block)  # a new block: later chains may read it
     return out
 
@@ -229,8 +224,15 @@ def lifted(block: Any, layout: Layout, like: Array) -> Array:
     keep(block)
     node = Node(None, (), (), shape, block[:0], 0, {})
     node.block = block
+    return _pending_array(node, layout, like)
+
+
+def _pending_array(node: Node, layout: Layout, like: Array) -> Pending:
+    """The pending array of layout ``layout`` whose value is ``node``, on ``like``'s
+    communicator and backend."""
+    backend = like._backend
     x = Pending._new(None, layout, like._comm, backend)
-    x._make, x._dtype, x._device = partial(_run, node), backend.dtype_of(block), like.device
+    x._make, x._dtype, x._device = partial(_run, node), backend.dtype_of(node.empty), like.device
     x._left = x._t_left = None
     x._node = node
     node.owner = weakref.ref(x)
@@ -275,12 +277,9 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
     empty = fn(*probe)  # the dtype, and the errors of a bad call, raised here
     if not backend.is_block(empty) or tuple(empty.shape) != (0, *shape[1:]):
         return None
-    node = Node(fn, tuple(args), tuple(cut), shape, empty, count, np.geterr())
-    x = Pending._new(None, layout, like._comm, backend)
-    x._make, x._dtype, x._device = partial(_run, node), backend.dtype_of(empty), like.device
-    x._left = x._t_left = None
-    x._node = node
-    node.owner = weakref.ref(x)
+    x = _pending_array(
+        Node(fn, tuple(args), tuple(cut), shape, empty, count, np.geterr()), layout, like
+    )
     pend(x)
     return x
 
@@ -432,21 +431,18 @@ def _join(parts: list[Any]) -> Any:
     return torch.cat(parts, dim=0)
 
 
-def by_rows(x: Array, fn: Callable[[Any], Any], axes: tuple[int, ...], frames: int) -> Any | None:
-    """``fn(x``'s block``)`` for a ``fn`` that reduces ``axes`` (not the first) of its
-    argument, so that each row of its result depends only on the same row of the block,
-    where ``x`` is pending: ``fn`` of each tile of the chain as it is made, joined (the same
-    bits as ``fn`` of the block). ``x``'s block is written in the same pass only where
-    ``x`` is referenced beyond the call that reduces it (a temporary, ``xp.sum(xp.exp(a),
-    axis=1)``, never reaches memory; a named array does, and is then made): ``frames`` is
-    how many calls of xdist, this one included, hold ``x`` as an argument, which is all that
-    refers to a temporary. ``None`` where ``x`` is not pending or ``axes`` holds the first
-    axis."""
-    if not isinstance(x, Pending) or x.formed or 0 in axes or x.ndim == 0:
-        return None
-    node = x._node
-    if node is None or node.block is not None:
-        return None
+def by_rows(x: Array, fn: Callable[[Any], Any], axes: tuple[int, ...], frames: int) -> Any:
+    """``fn(x``'s block``)``, for a ``fn`` that reduces ``axes`` of its argument. Where
+    ``axes`` leaves the first axis, each row of the result depends only on the same row of
+    the block, so a pending ``x`` gives ``fn`` of each tile of its chain as it is made,
+    joined (the same bits as ``fn`` of the block). ``x``'s block is written in the same
+    pass only where ``x`` is referenced beyond the call that reduces it (a temporary,
+    ``xp.sum(xp.exp(a), axis=1)``, never reaches memory; a named array does, and is then
+    made): ``frames`` is how many calls of xdist, this one included, hold ``x`` as an
+    argument, which is all that refers to a temporary. Otherwise ``fn`` of the block."""
+    node = x._node if isinstance(x, Pending) and not x.formed else None
+    if node is None or node.block is not None or 0 in axes or x.ndim == 0:
+        return fn(x._local)
     # a temporary is referred to by the arguments of the calls and of getrefcount only; a
     # wrong guess costs time, not correctness: an array not written stays pending
     store = sys.getrefcount(x) > frames + 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-__all__ = ["PENDING", "hand_out", "keep", "kept", "pend", "settle"]
+__all__ = ["PENDING", "hand_out", "keep", "kept", "pend", "settle", "viewed"]
 
 PENDING: dict[int, weakref.ref] = {}  # id -> the pending array (``pend``)
 _KEPT: dict[int, weakref.ref] = {}
@@ -47,7 +47,7 @@ def keep(block: Any) -> None:
         pass
 
 
-def _viewed(block: Any) -> Any:
+def viewed(block: Any) -> Any:
     """The array whose memory ``block`` views: NumPy's ``base``, Torch's ``_base``."""
     base = getattr(block, "base", None)
     return getattr(block, "_base", None) if base is None else base
@@ -55,7 +55,7 @@ def _viewed(block: Any) -> Any:
 
 def kept(block: Any) -> bool:
     """Whether ``block``, or the array it views, is memory that only xdist can write."""
-    for b in (block, _viewed(block)):
+    for b in (block, viewed(block)):
         ref = _KEPT.get(id(b))
         if ref is not None and ref() is b:
             return True
@@ -66,7 +66,7 @@ def hand_out(block: Any) -> Any:
     """``block`` about to be handed out: pending blocks are made first, and neither it nor
     the array it views is read later without a copy any more."""
     settle()
-    for b in (block, _viewed(block)):
+    for b in (block, viewed(block)):
         ref = _KEPT.get(id(b))
         if ref is not None and ref() is b:
             del _KEPT[id(b)]

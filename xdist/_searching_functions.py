@@ -190,11 +190,8 @@ def _arg_best(func: str, x: Any, axis: Any, keepdims: Any) -> Array:
         else:
             out = Layout(out_shape, split if keepdims else split - (axis < split), x.counts)
         backend = x._backend
-        found = None
-        if axis is not None:  # (x: argmin's, _arg_best's and by_rows' argument)
-            found = by_rows(x, lambda b: backend.arg_best(b, axis, keepdims, want_max), reduced, 3)
-        if found is None:
-            found = backend.arg_best(x._local, axis, keepdims, want_max)
+        # (x: argmin's, _arg_best's and by_rows' argument)
+        found = by_rows(x, lambda b: backend.arg_best(b, axis, keepdims, want_max), reduced, 3)
         return _indices(found, out, x)
     partial = _flat_partial(x, want_max) if axis is None else _split_partial(x, axis, want_max)
     best = allreduce_host(partial, _BEST, comm)

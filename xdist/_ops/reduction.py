@@ -28,7 +28,7 @@ from .._array import Array
 from .._fusion import by_rows
 from .._layout import Layout
 from .._movement.collectives import allreduce_block
-from .._pending import keep
+from .._pending import keep, viewed
 from .._transport.comm import ReduceOp
 from .._validation import check_array, normalize_axes
 
@@ -120,7 +120,7 @@ def array_from_kept(x: Array, plan: Reduction, block: Any) -> Array:
     backend = x._backend
     if not backend.is_block(block):
         block = backend.asarray(block)
-    if getattr(block, "base", None) is None and getattr(block, "_base", None) is None:
+    if viewed(block) is None:
         keep(block)  # a new block (a reduction's result): chains may read it without a copy
     if not plan.keepdims:
         block = backend.xp.reshape(block, plan.out.local_shape(x._comm.rank))
@@ -143,6 +143,4 @@ def reduce_simple(
         axes = plan.axes
         # (x is an argument of the public function, its helper, this one and by_rows)
         partial = by_rows(x, lambda block: local_fn(block, axes), axes, 4)
-        if partial is None:
-            partial = local_fn(x._local, axes)
     return array_from_kept(x, plan, combine_partials(x, plan, partial, op))
