@@ -367,3 +367,23 @@ def test_a_reduced_temporary_is_not_written():
     with xdist.config_context(fuse_min_elements=0):
         e = xdist.exp(x * 2.0) - 1.0
         _assert_bits([s, m], [xdist.sum(e, axis=1), xdist.max(e, axis=1)])
+
+
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_in_place_operators_with_an_operand_laid_out_otherwise(lay):
+    """``g op= v`` on a pending ``g`` where ``v`` has another layout (whole on every rank
+    against split, or split against whole): aligning ``v`` must not lose the operator (it
+    once made ``g`` and then extended the chain of the value ``g`` no longer had)."""
+    a = random_array(SHAPE, "float64", seed=17)
+    b = random_array(SHAPE, "float64", seed=18)
+
+    def make():
+        x, other = distribute(a, *lay), distribute(b, None if lay[0] is not None else 0)
+        g = x * 2.0 + 1.0
+        g -= other
+        g *= other
+        h = distribute(b, None) * 3.0
+        h += x
+        return [g, h]
+
+    _assert_bits(*_both(make))
