@@ -60,7 +60,7 @@ from ._array import Array, _assign_inplace, wrap_block
 from ._config import get_config
 from ._deferred import Deferred
 from ._layout import Layout
-from ._pending import PENDING, keep, kept, pend, settle, viewed
+from ._pending import PENDING, keep, keep_result, kept, pend, settle
 
 __all__ = ["Pending", "by_rows", "elementwise", "lifted", "synchronize"]
 
@@ -202,8 +202,8 @@ def elementwise(fn: Callable[..., Any], operands: list[Any], layout: Layout, lik
     blocks = [x._local if isinstance(x, Array) else x for x in operands]
     out = wrap_block(fn(*blocks), layout, like)
     block = out._local
-    if fuses and viewed(block) is None and not any(block is b for b in blocks):
-        keep(block)  # a new block: later chains may read it
+    if fuses and not any(block is b for b in blocks):
+        keep_result(block)  # a new block: later chains may read it
     return out
 
 
@@ -360,6 +360,8 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
     position = {id(n): i for i, n in enumerate(order)}
     shape = root.shape
     rows = max(1, _TILE // max(1, math.prod(shape[1:])))
+    if len(order) == 1 and reduce is None:
+        rows = max(1, shape[0])  # one function: tiles save no pass, so one call (eager's)
     outs: list[Any] = []
     plan = []
     donor = _donor(root, order) if store else None

@@ -11,10 +11,11 @@ outside xdist can write: those xdist allocated itself and never handed out (``ke
 
 from __future__ import annotations
 
+import sys
 import weakref
 from typing import Any
 
-__all__ = ["PENDING", "hand_out", "keep", "kept", "pend", "settle", "viewed"]
+__all__ = ["PENDING", "hand_out", "keep", "keep_result", "kept", "pend", "settle", "viewed"]
 
 PENDING: dict[int, weakref.ref] = {}  # id -> the pending array (``pend``)
 _KEPT: dict[int, weakref.ref] = {}
@@ -45,6 +46,18 @@ def keep(block: Any) -> None:
         _KEPT[key] = weakref.ref(block, lambda _, key=key: _KEPT.pop(key, None))
     except TypeError:
         pass
+
+
+def keep_result(block: Any) -> None:
+    """``keep`` a block a library call just returned: the block itself when it owns its
+    memory; when it views a private temporary (a reshape of the call's own result), that
+    array, if nothing but ``block`` refers to it (its reference count: ``block``'s, this
+    frame's and ``getrefcount``'s argument). Else nothing: chains copy it or run at once."""
+    base = viewed(block)
+    if base is None:
+        keep(block)
+    elif viewed(base) is None and sys.getrefcount(base) <= 3:
+        keep(base)
 
 
 def viewed(block: Any) -> Any:

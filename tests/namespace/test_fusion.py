@@ -387,3 +387,23 @@ def test_in_place_operators_with_an_operand_laid_out_otherwise(lay):
         return [g, h]
 
     _assert_bits(*_both(make))
+
+
+def test_a_result_that_views_a_private_temporary_is_kept():
+    """A library call may return a view of its own temporary (NumPy's ``reshape`` of a
+    joined result, as NumPy's backend's ``max`` along a short last axis does): chains read
+    such a result without a copy. A view of memory that something else holds is not kept."""
+    from xdist._pending import keep_result, kept
+
+    fresh = np.arange(12.0).reshape(3, 4)
+    assert fresh.base is not None
+    keep_result(fresh)
+    assert kept(fresh)
+    held = np.arange(12.0)
+    view = held.reshape(3, 4)
+    keep_result(view)
+    assert not kept(view) and not kept(held)
+    x = distribute(random_array((30000, 3), "float64", seed=1), 0)  # >= 8192 lines per rank
+    m = xdist.max(x, axis=1, keepdims=True)
+    assert kept(m._local)
+    np.testing.assert_array_equal(m.to_numpy(), np.max(x.to_numpy(), axis=1, keepdims=True))

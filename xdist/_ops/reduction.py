@@ -28,7 +28,7 @@ from .._array import Array
 from .._fusion import by_rows
 from .._layout import Layout
 from .._movement.collectives import allreduce_block
-from .._pending import keep, viewed
+from .._pending import keep_result
 from .._transport.comm import ReduceOp
 from .._validation import check_array, normalize_axes
 
@@ -120,8 +120,7 @@ def array_from_kept(x: Array, plan: Reduction, block: Any) -> Array:
     backend = x._backend
     if not backend.is_block(block):
         block = backend.asarray(block)
-    if viewed(block) is None:
-        keep(block)  # a new block (a reduction's result): chains may read it without a copy
+    keep_result(block)  # a new block (a reduction's result): chains may read it without a copy
     if not plan.keepdims:
         block = backend.xp.reshape(block, plan.out.local_shape(x._comm.rank))
     return Array._new(block, plan.out, x._comm, x._backend)
