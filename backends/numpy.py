@@ -9,6 +9,7 @@ import array_api_compat.numpy as xp_numpy
 import numpy as np
 
 from .base import (
+    LINE_CHUNK_BYTES,
     STANDARD_DTYPES,
     BackendBase,
     Device,
@@ -54,13 +55,30 @@ def _matmul(x1: Any, x2: Any, /) -> Any:
 # array-api-compat's numpy namespace with the standard's special values where NumPy's differ
 # (standard_semantics: floor_divide with infinities, complex expm1, tan and tanh), and ``matmul``
 # as above.
+# chunks of fewer columns than this write too little of each row of the copy at a time to
+# beat NumPy's copy (a 3000 x 3000 transpose: 10 columns, as fast; 16 x 500000: 1, 4x slower)
+_FEW_COLUMNS = 32
+
 _NAMESPACE = corrected_namespace(f"{__name__}.namespace", xp_numpy)
 _NAMESPACE.matmul = _matmul  # type: ignore[attr-defined]
 
 
 def _c_order(block: np.ndarray) -> np.ndarray:
-    # np.ascontiguousarray would turn a 0-d array into a 1-d one.
-    return block if block.flags.c_contiguous else np.array(block, order="C")
+    """``block`` in C order: itself if it is, else a copy (``np.ascontiguousarray`` would
+    turn a 0-d array into a 1-d one). A 2-d block whose memory runs down its columns (the
+    transpose of a C-ordered one: ``x.T``, an axis moved last) is copied by chunks of
+    columns, each read from cache: NumPy copies it row by row, each row one pass over all of
+    the block's memory (a 500000 x 16 float64 transpose: 57 ms, 21 ms by chunks)."""
+    if block.flags.c_contiguous:
+        return block
+    if block.ndim == 2 and 0 < block.strides[0] < block.strides[1]:
+        step = LINE_CHUNK_BYTES // max(1, block.shape[0] * block.itemsize)
+        if step >= _FEW_COLUMNS and block.shape[1] > step:
+            out = np.empty(block.shape, block.dtype)
+            for j in range(0, block.shape[1], step):
+                out[:, j : j + step] = block[:, j : j + step]
+            return out
+    return np.array(block, order="C")
 
 
 class NumPyBackend(BackendBase):

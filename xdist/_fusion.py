@@ -41,8 +41,10 @@ Invisible to code written against the standard:
 What is fused: the standard's unary and binary elementwise functions and operators,
 ``clip``, ``where`` and ``xdist.special``'s functions, on the NumPy backend and the Torch
 backend on the CPU (not under autograd), where the block has at least ``fuse_min_elements``
-elements (a setting; ``0`` turns fusion off) and its first axis is longer than 1.
-Everything else reads the block and so runs the chain first.
+elements (a setting; ``0`` turns fusion off) and its first axis is longer than 1 and
+outermost in memory (a transposed block, ``x.T`` or an axis moved last, runs eagerly: a
+tile of its rows is memory scattered over the whole block). A chain of one function runs
+as one call. Everything else reads the block and so runs the chain first.
 """
 
 from __future__ import annotations
@@ -173,6 +175,14 @@ def _leaf(block: Any, size: int, backend: Any) -> Any:
     return None
 
 
+def _rows_outermost(block: Any) -> bool:
+    """Whether ``block``'s first axis has its largest stride, so that a tile of rows is a
+    run of its memory (not so for a transpose: ``x.T``, an axis moved last)."""
+    steps = block.strides if isinstance(block, np.ndarray) else block.stride()  # Torch's
+    steps = [abs(s) for s, n in zip(steps, block.shape) if n > 1]
+    return not steps or steps[0] == max(steps)
+
+
 def _fuses(like: Array, shape: tuple[int, ...]) -> bool:
     """Whether a block of ``shape`` of ``like``'s backend is fused (see the module)."""
     limit = get_config().fuse_min_elements
@@ -271,6 +281,8 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
         if leaf is None:
             return None
         sliced = leaf.ndim == ndim and leaf.shape[0] == rows
+        if sliced and not _rows_outermost(leaf):
+            return None  # (a tile of rows would read memory scattered over the whole block)
         args.append(leaf)
         cut.append(sliced)
         probe.append(leaf[:0] if sliced else leaf)

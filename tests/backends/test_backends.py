@@ -32,6 +32,21 @@ def test_host_round_trip_every_dtype(name):
         np.testing.assert_array_equal(b.to_host(b.asarray(data)), data)
 
 
+@pytest.mark.parametrize(
+    "shape", [(5000, 3), (3000, 40), (600, 600), (4, 9000), (9000, 4), (1, 5000), (0, 7)]
+)
+@pytest.mark.parametrize("view", ["T", "strided T", "reversed T", "sliced"])
+def test_numpy_backend_copies_column_major_blocks_to_c_order(shape, view):
+    """A transpose is copied by chunks of columns where that is faster (many rows to the
+    chunk): every element in place, whatever the strides (negative, steps, slices)."""
+    b = get_backend("numpy")
+    a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    block = {"T": a.T, "strided T": a[::2].T, "reversed T": a[::-1].T, "sliced": a[:, 1:].T}[view]
+    back = b.to_host(block)
+    assert back.flags.c_contiguous and back.dtype == block.dtype
+    np.testing.assert_array_equal(back, block, strict=True)
+
+
 @pytest.mark.parametrize("name", _INSTALLED)
 def test_devices_and_errors(name):
     b = get_backend(name)

@@ -503,4 +503,3 @@ def test_rows_arrived_by_owner_are_put_in_position_order(owners):
     order = np.argsort(held, kind="stable")  # as they arrive: grouped by owner, in order
     got = _interleaved(rows[order], held, np.bincount(held, minlength=owners))
     np.testing.assert_array_equal(got, rows, strict=True)
-

@@ -407,3 +407,15 @@ def test_a_result_that_views_a_private_temporary_is_kept():
     m = xdist.max(x, axis=1, keepdims=True)
     assert kept(m._local)
     np.testing.assert_array_equal(m.to_numpy(), np.max(x.to_numpy(), axis=1, keepdims=True))
+
+
+def test_a_block_laid_out_by_columns_runs_at_once():
+    """A tile of rows of a transposed block (``x.T``, an axis moved last) is memory scattered
+    over the whole block: functions of such a block run eagerly, with the eager bits."""
+    x = distribute(random_array((SHAPE[1], 4000), "float64", seed=2), 1)
+    t = x.T * 1.0  # a new block, laid out as the library lays out a function of a transpose
+    y = xdist.exp(t - 0.5) * 2.0
+    assert not isinstance(y, Pending) or y.formed or not _fusing(y)
+    with xdist.config_context(fuse_min_elements=0):
+        eager = xdist.exp(t - 0.5) * 2.0
+    _assert_bits([y], [eager])
