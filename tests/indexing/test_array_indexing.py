@@ -23,6 +23,10 @@ from helpers import (
 from test_indexing import S, global_data, key_id
 
 import xdist
+from xdist._indexing import integer_arrays
+from xdist._layout import Layout
+
+RANK = COMM.rank
 
 # -- integer array indexing ------------------------------------------------------------------
 A = np.array
@@ -390,10 +394,17 @@ def test_numpy_and_trailing_slice_keys(case):
 
 
 @pytest.mark.parametrize("counts", [None, "uneven"])
-@pytest.mark.parametrize("idx", [[0, 1, 2, 5, 6], [2, 2, 3], [-3, -1], [], [1, 4]], ids=str)
+@pytest.mark.parametrize(
+    "idx",
+    [[0, 1, 2, 5, 6], [2, 2, 3], [-3, -1], [], [1, 4], [0, 1, 2, 3, 4, 5, 6], [4, 5, 5, 6, 6, 6]],
+    ids=str,
+)
 def test_sorted_replicated_indices_on_the_split_axis_keep_the_selection_split(counts, idx):
-    # xarray's groupby selects each group with sorted indices: no message, the result split
-    # where its rows live (the indices each block holds)
+    """xarray's groupby selects each group with sorted indices, scikit-learn's unshuffled
+    folds their training rows: the result stays split where its rows live (the indices each
+    block holds), with no message, unless those counts are uneven (the largest more than
+    ``_UNEVEN`` times the balanced one): then the rows move to balanced counts, each rank
+    sending only its rows beyond its balanced share, in one ``alltoallv``."""
     g = global_data((7, 5))
     x = distribute(g, 0, None if counts is None else layouts((7, 5))[-1][1])
     r = distribute(A(idx, dtype=np.int64), None)
@@ -401,9 +412,18 @@ def test_sorted_replicated_indices_on_the_split_axis_keep_the_selection_split(co
         y = x[r, 1:]
     want = g[A(idx, dtype=np.int64), 1:]
     if SIZE > 1:
-        assert sent == Counter()
         owners = [x.layout.owner(i % 7) for i in idx]
-        assert y.split == 0 and y.counts == tuple(owners.count(k) for k in range(SIZE))
+        held = tuple(owners.count(k) for k in range(SIZE))
+        balanced = Layout.balanced((len(idx),), 0, SIZE).counts
+        assert y.split == 0
+        if max(held, default=0) <= max(balanced) * integer_arrays._UNEVEN:
+            assert sent == Counter() and y.counts == held
+        else:
+            assert sent == Counter(alltoallv=1) and y.counts == balanced
+            start, stop = sum(held[:RANK]), sum(held[: RANK + 1])
+            lo, hi = sum(balanced[:RANK]), sum(balanced[: RANK + 1])
+            stays = max(0, min(stop, hi) - max(start, lo))
+            assert sent.bytes["alltoallv"] == (held[RANK] - stays) * 4 * 8  # rows of 4 float64
     assert_equal(y, want)
     with xdist.config_context(gather_warning_elements=0):
         assert_equal(xdist.take(x, r, axis=0), g[A(idx, dtype=np.int64)])
