@@ -19,7 +19,7 @@ from .base import (
 from .moments import chunked
 from .standard_semantics import corrected_namespace
 
-__all__ = ["NumPyBackend", "backend"]
+__all__ = ["NumPyBackend", "backend", "matmul"]
 
 _CPU = Device("numpy", "cpu")
 
@@ -48,7 +48,9 @@ def gemm_operand(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return b
 
 
-def _matmul(x1: Any, x2: Any, /) -> Any:
+def matmul(x1: Any, x2: Any, /) -> Any:
+    """``matmul`` with ``gemm_operand``'s choice of the second operand (Torch's CPU blocks
+    borrow it)."""
     return xp_numpy.matmul(x1, gemm_operand(x1, x2))
 
 
@@ -60,7 +62,7 @@ def _matmul(x1: Any, x2: Any, /) -> Any:
 _FEW_COLUMNS = 32
 
 _NAMESPACE = corrected_namespace(f"{__name__}.namespace", xp_numpy)
-_NAMESPACE.matmul = _matmul  # type: ignore[attr-defined]
+_NAMESPACE.matmul = matmul  # type: ignore[attr-defined]
 
 
 def _c_order(block: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ that agree with SciPy (``SPECIAL_FUNCTIONS``).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from typing import Any
@@ -21,7 +22,8 @@ import torch
 from .._config import torch_threads_setting
 from .base import BackendBase, Device, host_solve_upper_right
 from .moments import chunked
-from .numpy import NumPyBackend
+from .numpy import NumPyBackend, gemm_operand
+from .numpy import matmul as numpy_matmul
 from .standard_semantics import all_finite, corrected_namespace, namespace_over
 
 __all__ = ["TorchBackend", "backend"]
@@ -239,10 +241,61 @@ def _concat(arrays, /, *, axis: int | None = 0) -> torch.Tensor:
 
 def _matmul(x1: torch.Tensor, x2: torch.Tensor, /) -> torch.Tensor:
     """``matmul``; integer tensors off the CPU by ``_integer_matmul`` (CUDA has no integer
-    GEMM: ``addmm_cuda`` is not implemented for int64)."""
+    GEMM: ``addmm_cuda`` is not implemented for int64). Real float tensors of the CPU of
+    one dtype, outside autograd, by NumPy's product on views of them where NumPy's BLAS
+    runs as many threads as Torch (``_blas_threads``): the Torch wheel's CPU GEMM is up to
+    2.7x slower than NumPy's OpenBLAS on tall and thin operands (k-means' ``X @ C.T``, a
+    Gram matrix, the distances' ``X @ Y.T``; ``benchmarks/workloads.py``)."""
+    views = _blas_views(x1, x2)
+    if views is not None and _products(views[0].shape, views[1].shape):
+        return torch.from_numpy(np.asarray(numpy_matmul(*views)))
     if x1.device.type == "cpu" or not (_is_integer(x1) and _is_integer(x2)):
         return xp_torch.matmul(x1, x2)
     return _integer_matmul(x1, x2)
+
+
+def _blas_views(*tensors: torch.Tensor) -> list[np.ndarray] | None:
+    """NumPy views of real float CPU tensors of one dtype outside autograd, for NumPy's BLAS
+    where it runs as many threads as Torch (``_matmul``); else ``None``."""
+    dtype = tensors[0].dtype
+    if dtype not in _FLOATS or any(t.dtype != dtype for t in tensors):
+        return None
+    if torch.get_num_threads() != _blas_threads():
+        return None
+    views = [_numpy_view(t, _FLOATS) for t in tensors]
+    return None if any(v is None for v in views) else views  # type: ignore[return-value]
+
+
+def _products(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Whether ``matmul`` takes operands of shapes ``a`` and ``b`` (else Torch's own call
+    raises its own error)."""
+    if not a or not b or a[-1] != b[-2 if len(b) > 1 else 0]:
+        return False
+    try:
+        np.broadcast_shapes(a[:-2], b[:-2])
+    except ValueError:
+        return False
+    return True
+
+
+@functools.cache
+def _blas_threads() -> int:
+    """The threads of NumPy's BLAS, read once: threadpoolctl's count where it is installed
+    (as with scikit-learn), else OpenBLAS's rule when it is loaded (``OPENBLAS_NUM_THREADS``,
+    ``GOTO_NUM_THREADS``, ``OMP_NUM_THREADS``, else the CPUs this process may run on)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        pass
+    else:
+        for lib in threadpool_info():
+            if lib.get("user_api") == "blas" and "numpy" in str(lib.get("filepath", "")):
+                return int(lib["num_threads"])
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _is_integer(x: torch.Tensor) -> bool:
@@ -467,6 +520,16 @@ class TorchBackend(BackendBase):
         if dtype.kind == "u":
             return np.dtype("int64")
         return super().sum_dtype(dtype)
+
+    def matmul_into(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+        """Real float CPU tensors by NumPy's BLAS writing into ``out`` itself, as ``matmul``
+        (``_blas_views``)."""
+        views = _blas_views(a, b, out)
+        if views is None:
+            super().matmul_into(a, b, out)
+        else:
+            va, vb, vout = views
+            np.matmul(va, gemm_operand(va, vb), out=vout)
 
     def solve_upper_right(self, b: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
         """On the CPU, LAPACK's triangular solve through SciPy on the tensors' memory (Torch's

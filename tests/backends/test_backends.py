@@ -335,6 +335,55 @@ def test_torch_select_and_vecdot_through_numpy_views(monkeypatch):
     assert not calls
 
 
+@_NEEDS_TORCH
+def test_torch_matmul_of_cpu_floats_through_numpy_views(monkeypatch):
+    """The Torch backend multiplies real float CPU tensors of one dtype by NumPy's product
+    on views of them where NumPy's BLAS runs as many threads as Torch: NumPy's bits, Torch's
+    dtype and shapes (vectors, batches, strided and negated views); under autograd, with
+    mixed dtypes, integers, another thread count or shapes that do not multiply, Torch's."""
+    import torch
+
+    from xdist.backends import numpy as numpy_module
+    from xdist.backends import torch as backend_module
+
+    mm = backend_module.backend().xp.matmul
+    calls = []
+    real = backend_module.numpy_matmul
+    monkeypatch.setattr(backend_module, "numpy_matmul", lambda a, b: calls.append(1) or real(a, b))
+    monkeypatch.setattr(backend_module, "_blas_threads", torch.get_num_threads)
+    rng = np.random.default_rng(5)
+    for dtype in (torch.float32, torch.float64):
+        a = torch.from_numpy(rng.standard_normal((70, 9))).to(dtype)
+        b = torch.from_numpy(rng.standard_normal((9, 6))).to(dtype)
+        batch = torch.from_numpy(rng.standard_normal((2, 9, 4))).to(dtype)
+        for x1, x2 in [
+            (a, b),
+            (a[:, :5], b[:5]),
+            (a.T[:, :7], a[:7]),  # strided
+            (torch._neg_view(a), b),
+            (a[0], b),
+            (a, b[:, 0]),
+            (a[0], a[1]),
+            (a[:3], batch),
+        ]:
+            got = mm(x1, x2)
+            want = numpy_module.matmul(x1.resolve_neg().numpy(), x2.numpy())
+            assert got.dtype == dtype and tuple(got.shape) == np.shape(want)
+            np.testing.assert_array_equal(got.numpy(), want)
+    assert len(calls) == 16
+    calls.clear()
+    a = torch.from_numpy(rng.standard_normal((7, 3)))
+    assert mm(a.clone().requires_grad_(), a.T).requires_grad
+    assert mm(a, a.T.float()).dtype == torch.float64  # mixed dtypes: Torch's promotion
+    ints = torch.arange(6, device="cpu").reshape(2, 3)
+    assert torch.equal(mm(ints, ints.T), torch.matmul(ints, ints.T))
+    with pytest.raises(RuntimeError):
+        mm(a, a)  # Torch's own error
+    monkeypatch.setattr(backend_module, "_blas_threads", lambda: torch.get_num_threads() + 1)
+    assert torch.equal(mm(a, a.T), torch.matmul(a, a.T))
+    assert not calls
+
+
 def test_numpy_backend_multiplies_a_thin_matrix_by_its_transpose_as_a_general_product():
     """``a @ a.T`` of few columns takes NumPy's general product on a contiguous copy of
     ``a.T`` (``syrk`` and its triangle copy are slower there), also into ``out``, with
