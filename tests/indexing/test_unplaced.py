@@ -4,7 +4,9 @@ instead of gathering that data to every rank (``_indexing.basic._takes_split``):
 scikit-learn's ``PolynomialFeatures`` does, filling ``xp.empty`` column by column. Against
 NumPy at every rank count, uneven and empty blocks, with what is sent; and the cases that
 keep the replicated layout and gather: a split asked for, a view or a handed-out block, a
-part of the split axis, a small array."""
+part of the split axis whose rows do not lie where a balanced split puts them, a small
+array. Batches of rows written in turn (scikit-learn's float32 ``pairwise_distances``) make
+the array split with balanced counts where each rank's rows of each batch are its own."""
 
 from __future__ import annotations
 
@@ -76,11 +78,38 @@ def test_a_second_axis_is_taken_too():
     np.testing.assert_array_equal(Z.to_numpy(), expected)
 
 
+@pytest.mark.parametrize("make", ["empty", "zeros"])
+def test_batches_of_rows_make_it_split_where_their_rows_are_balanced(make):
+    """scikit-learn's float32 distances fill ``xp.empty((n, m))`` by batches of rows of the
+    split data: the first batch makes the array split with balanced counts (the rows each
+    rank holds of it are its own), and no batch is gathered. Rows not written keep their
+    values (``zeros``)."""
+    x = _x()
+    expected = np.zeros((N, 1 + 2 * F)) if make == "zeros" else _expected()
+    with xdist.config_context(gather_warning_elements=0), warnings.catch_warnings():
+        warnings.simplefilter("error", xdist.GatherWarning)
+        XP = getattr(xdist, make)((N, 1 + 2 * F), dtype=xdist.float64)
+        with xdist.count_collectives() as counts:
+            for lo, hi in ((0, 5), (5, 14), (14, N)) if make == "empty" else ((3, 9),):
+                XP[lo:hi, 1 : 1 + F] = x[lo:hi]
+                XP[lo:hi, 1 + F :] = x[lo:hi] * x[lo:hi, 0:1]
+                XP[lo:hi, 0] = 1.0
+    if make == "zeros":
+        a = random_array((N, F), "float64", seed=1)
+        expected[3:9, 0] = 1.0
+        expected[3:9, 1 : 1 + F] = a[3:9]
+        expected[3:9, 1 + F :] = a[3:9] * a[3:9, 0:1]
+    assert XP.split == 0 and XP.counts == x.counts
+    assert dict(counts) == ({"allreduce": 1} if SIZE > 1 else {})  # the flag, no data
+    np.testing.assert_array_equal(XP.to_numpy(), expected)
+
+
 @pytest.mark.parametrize("case", ["split_none", "view", "handed_out", "part", "small"])
 def test_what_keeps_it_replicated(case):
-    """A layout asked for, a block something else refers to, a part of the split axis, or an
-    array no larger than ``gather_warning_elements``: the data is gathered, as before."""
-    x = _x()
+    """A layout asked for, a block something else refers to, a part of the split axis whose
+    rows lie elsewhere than a balanced split would put them, or an array no larger than
+    ``gather_warning_elements``: the data is gathered, as before."""
+    x = _x(uneven_counts(N, SIZE) if case == "part" else None)
     threshold = 10**9 if case == "small" else 0
     with xdist.config_context(gather_warning_elements=threshold), warnings.catch_warnings():
         warnings.simplefilter("ignore", xdist.GatherWarning)
@@ -89,12 +118,12 @@ def test_what_keeps_it_replicated(case):
         held = XP[:, 2] if case == "view" else XP.local if case == "handed_out" else None
         if case == "part":
             XP[:, 0] = 1.0
-            for lo, hi in ((0, 5), (5, N)):
+            for lo, hi in ((5, N), (0, 9)):  # some rank's rows of each outside its share
                 XP[lo:hi, 1 : 1 + F] = x[lo:hi]
                 XP[lo:hi, 1 + F :] = x[lo:hi] * x[lo:hi, 0:1]
         else:
             _fill(XP, x)
-    assert XP.split is None
+    assert XP.split is None or (case == "part" and SIZE == 1)  # one rank holds them all
     np.testing.assert_array_equal(XP.to_numpy(), _expected())
     if case == "view":
         np.testing.assert_array_equal(xdist.to_numpy(held), _expected()[:, 2])

@@ -398,7 +398,8 @@ def _takes_split(x: _array.Array, parts: list[Part], value: Any) -> bool:
     """Whether replicated ``x`` takes the split of ``value`` before ``x[parts] = value``,
     and if so takes it: ``x`` was made replicated by default (``_placement.unplaced``), is
     larger than ``gather_warning_elements``, and nothing but ``x`` refers to its block (no
-    view, never handed out); ``value`` is split along an axis that ``parts`` selects whole.
+    view, never handed out); ``value`` is split along an axis that ``parts`` selects whole,
+    or a run of whose rows each rank holds within its balanced share (``_taken_layout``).
     Then each rank keeps its rows of ``x`` (the same on every rank: nothing moves) and
     receives only its rows of ``value``, instead of all of them. Collective (one allreduce
     of a flag) where ``x`` and ``value`` qualify by their metadata."""
@@ -408,8 +409,8 @@ def _takes_split(x: _array.Array, parts: list[Part], value: Any) -> bool:
     if len(chosen) < value.ndim or math.prod(x.shape) <= get_config().gather_warning_elements:
         return False
     axis = chosen[len(chosen) - value.ndim + value.split]
-    whole = range(0, x.shape[axis])
-    if parts[axis] != whole or value.shape[value.split] != x.shape[axis]:
+    layout = _taken_layout(x.shape, axis, parts[axis], value)
+    if layout is None:
         return False
     block = x._local
     # the slot and this name hold the block, and getrefcount's argument: nothing else
@@ -417,13 +418,33 @@ def _takes_split(x: _array.Array, parts: list[Part], value: Any) -> bool:
     if not all_ranks(alone, x._comm):
         placed(x)
         return False
-    layout = Layout(x.shape, axis, value.counts)
     mine = x._backend.xp.asarray(block[layout.local_slice(x._comm.rank)], copy=True)
     del block
     x._local, x._layout = mine, layout
     keep(mine)
     placed(x)
     return True
+
+
+def _taken_layout(shape: tuple[int, ...], axis: int, part: range, value: Any) -> Layout | None:
+    """The split along ``axis`` that an array of ``shape`` replicated by default takes from
+    ``value``, split along the axis ``part`` selects of it, or ``None``: ``value``'s counts
+    where ``part`` is the whole axis; where it is a run of it (a batch of rows: scikit-learn's
+    float32 distances, filled by batches), the balanced split, if every rank's rows of
+    ``value`` fall in its own balanced rows (rows split as data of ``shape[axis]`` rows are)."""
+    n = shape[axis]
+    if value.shape[value.split] != len(part):
+        return None
+    if part == range(0, n):
+        return Layout(shape, axis, value.counts)
+    if part.step != 1:
+        return None
+    balanced = Layout.balanced(shape, axis, len(value.counts))
+    for lo, c, start, held in zip(value.offsets, value.counts, balanced.offsets, balanced.counts):
+        first = part.start + lo  # where this rank's rows of value go
+        if c and not (start <= first and first + c <= start + held):
+            return None
+    return balanced
 
 
 def setitem_basic(x: _array.Array, key: Any, value: Any) -> list[Part]:
