@@ -215,18 +215,21 @@ def test_torch_host_data_to_a_gpu(monkeypatch):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize(
     "shape,axis,numpy_path",
-    [((3, 4096), (0,), True), ((2, 3, 4096), (0, 1), True), ((3, 4096), 0, True),
-     ((3, 4095), (0,), False), ((3, 4096), (1,), False), ((3, 4096), (0, 1), False),
-     ((3, 4096), None, False)],
+    [((3, "w"), (0,), True), ((2, 3, "w"), (0, 1), True), ((3, "w"), 0, True),
+     ((3, "w-1"), (0,), False), ((3, "w"), (1,), False), ((3, "w"), (0, 1), False),
+     ((3, "w"), None, False)],
 )  # fmt: skip
 def test_torch_sum_over_leading_axes_of_wide_rows(monkeypatch, dtype, shape, axis, numpy_path):
-    """A CPU float block summed over its leading axes with at least 4096 elements kept per
-    index runs NumPy's sum on a view (its column sums are faster there): NumPy's values and
-    dtype; other reductions, and tensors under autograd, stay Torch's."""
+    """A CPU float block summed over its leading axes with at least ``_WIDE_ROWS`` elements
+    of its dtype kept per index runs NumPy's sum on a view (its column sums are faster
+    there): NumPy's values and dtype; other reductions, and tensors under autograd, stay
+    Torch's."""
     import torch
 
     from xdist.backends import torch as backend_module
 
+    w = backend_module._WIDE_ROWS[getattr(torch, dtype)]
+    shape = tuple(w if n == "w" else w - 1 if n == "w-1" else n for n in shape)
     a = np.random.default_rng(1).standard_normal(shape).astype(dtype)
     calls = []
     real = np.sum
