@@ -387,6 +387,36 @@ def test_torch_matmul_of_cpu_floats_through_numpy_views(monkeypatch):
     assert not calls
 
 
+@pytest.mark.parametrize("k", range(1, 10))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numpy_backend_sums_short_lines_by_columns_with_numpys_bits(k, dtype):
+    """Sums along a short last axis (2-7 elements) of float blocks add the columns from
+    +0.0, as NumPy adds each line: NumPy's bits (signed zeros, infinities, NaN, a wide
+    exponent range; float32 into float64 and back), shape and dtype, for 2-d and 3-d blocks,
+    contiguous or not."""
+    from xdist.backends.numpy import backend
+
+    xp = backend().xp
+    rng = np.random.default_rng(k)
+    a = rng.standard_normal((2, 3000, k)) * 10.0 ** rng.integers(-30, 30, (2, 3000, k))
+    a = a.astype(dtype)
+    a[:, ::7] = -0.0
+    a[:, 1::11, 0] = np.inf
+    a[:, 2::13, -1] = np.nan
+    a[:, 3::17, 0], a[:, 3::17, -1] = np.inf, -np.inf
+    for block in (a, a[1], a[:, ::2], a[0].T.copy().T):
+        for acc in (None, "float32", "float64"):
+            for axis, keepdims in (((block.ndim - 1,), True), (-1, False)):
+                with np.errstate(all="ignore"):
+                    got = xp.sum(block, axis=axis, dtype=acc, keepdims=keepdims)
+                    want = np.sum(block, axis=axis, dtype=acc, keepdims=keepdims)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                nan = np.isnan(want)
+                np.testing.assert_array_equal(np.isnan(got), nan)
+                bits = [np.where(nan, 0, v).view(np.uint8) for v in (got, want)]
+                np.testing.assert_array_equal(*bits)
+
+
 def test_numpy_backend_multiplies_a_thin_matrix_by_its_transpose_as_a_general_product():
     """``a @ a.T`` of few columns takes NumPy's general product on a contiguous copy of
     ``a.T`` (``syrk`` and its triangle copy are slower there), also into ``out``, with
