@@ -483,6 +483,16 @@ class TorchBackend(BackendBase):
                 obj, copy = np.ascontiguousarray(obj), None
             if dtype is None:
                 dtype = obj.dtype  # a TypeError for uint16/32/64, which Torch cannot compute with
+            if not obj.flags.writeable and obj.size:
+                # Torch's tensors have no read-only flag: one sharing a read-only array (a
+                # memmap opened for reading, a broadcast view) would let xdist write into it
+                if copy is False:
+                    raise ValueError(
+                        "asarray: copy=False, but obj is a read-only NumPy array, which a "
+                        "Torch tensor cannot share safely (Torch has no read-only tensors); "
+                        "pass copy=None to copy it, or make it writable"
+                    )
+                obj, copy = np.array(obj, order="C"), None
             dev = self.check_device(device, "asarray")
             if dev.kind != "cpu":  # host data is copied to the GPU (Torch's asarray refuses 0-d)
                 if copy is False:

@@ -339,6 +339,30 @@ def test_torch_select_and_vecdot_through_numpy_views(monkeypatch):
 
 
 @_NEEDS_TORCH
+def test_torch_asarray_copies_read_only_numpy_arrays():
+    """Torch has no read-only tensors: a tensor sharing a read-only NumPy array (a memmap
+    opened for reading, a broadcast view) would let a write through xdist change it (or
+    crash on a read-only mapping). Such arrays are copied; ``copy=False`` says why it cannot
+    share them. Writable arrays are still shared, as the standard's ``asarray`` may."""
+    import torch
+
+    b = get_backend("torch")
+    a = np.arange(6.0).reshape(2, 3)
+    a.setflags(write=False)
+    for obj in (a, np.broadcast_to(np.arange(3.0), (2, 3))):
+        t = b.asarray(obj)
+        t += 1.0
+        np.testing.assert_array_equal(t.numpy(), obj + 1.0)
+        assert obj[0, 0] == 0.0
+        with pytest.raises(ValueError, match="read-only NumPy array"):
+            b.asarray(obj, copy=False)
+    w = np.arange(3.0)
+    shared = b.asarray(w, copy=False)
+    shared += 1.0
+    assert w[0] == 1.0 and isinstance(shared, torch.Tensor)
+
+
+@_NEEDS_TORCH
 def test_torch_matmul_of_cpu_floats_through_numpy_views(monkeypatch):
     """The Torch backend multiplies real float CPU tensors of one dtype by NumPy's product
     on views of them where NumPy's BLAS runs as many threads as Torch: NumPy's bits, Torch's
