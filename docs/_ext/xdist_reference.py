@@ -527,7 +527,8 @@ _add(
 _add(
     "xdist.isin",
     "Integer arrays: ``unique_values(x2)`` makes the sorted set (distributed when ``x2`` is "
-    "split with many values) and two ``searchsorted`` queries, routed to the owners of the set's blocks, "
+    "split with many values) and two ``searchsorted`` queries, routed to the owners of the "
+    "set's blocks, "
     "answer each element; none for a replicated ``x2``. ``x2`` is never gathered.",
     "m = xp.isin(i, wanted)",
     INT + "wanted = xp.asarray(np.array([1, 5]))  # replicated\n",
