@@ -483,6 +483,14 @@ class TorchBackend(BackendBase):
                 obj, copy = np.ascontiguousarray(obj), None
             if dtype is None:
                 dtype = obj.dtype  # a TypeError for uint16/32/64, which Torch cannot compute with
+            dev = self.check_device(device, "asarray")
+            if dev.kind != "cpu":  # host data is copied to the GPU (Torch's asarray refuses 0-d)
+                if copy is False:
+                    raise ValueError(f"asarray: copy=False, but host data must be copied to {dev}")
+                native = self.native_dtype(dtype)
+                plain = obj.flags.c_contiguous and obj.flags.writeable  # from_numpy warns
+                host = obj if plain else np.array(obj, order="C")
+                return torch.from_numpy(host).to(device=self.native_device(dev), dtype=native)
             if not obj.flags.writeable and obj.size:
                 # Torch's tensors have no read-only flag: one sharing a read-only array (a
                 # memmap opened for reading, a broadcast view) would let xdist write into it
@@ -493,14 +501,6 @@ class TorchBackend(BackendBase):
                         "pass copy=None to copy it, or make it writable"
                     )
                 obj, copy = np.array(obj, order="C"), None
-            dev = self.check_device(device, "asarray")
-            if dev.kind != "cpu":  # host data is copied to the GPU (Torch's asarray refuses 0-d)
-                if copy is False:
-                    raise ValueError(f"asarray: copy=False, but host data must be copied to {dev}")
-                native = self.native_dtype(dtype)
-                plain = obj.flags.c_contiguous and obj.flags.writeable  # from_numpy warns
-                host = obj if plain else np.array(obj, order="C")
-                return torch.from_numpy(host).to(device=self.native_device(dev), dtype=native)
         return super().asarray(obj, dtype, device, copy)
 
     def default_dtypes(self) -> dict[str, np.dtype]:

@@ -380,10 +380,11 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
     order = _order(root)
     position = {id(n): i for i, n in enumerate(order)}
     shape = root.shape
-    wide = max(_itemsize(n.empty) for n in order)
-    rows = max(1, _TILE * 8 // wide // max(1, math.prod(shape[1:])))
     if len(order) == 1 and reduce is None:
         rows = max(1, shape[0])  # one function: tiles save no pass, so one call (eager's)
+    else:
+        wide = max(_itemsize(n.empty) for n in order)
+        rows = max(1, _TILE * 8 // wide // max(1, math.prod(shape[1:])))
     outs: list[Any] = []
     plan = []
     donor = _donor(root, order) if store else None

@@ -252,16 +252,17 @@ def _run_to_balanced(
     rank takes what it keeps from its block and sends only its positions beyond its share
     (to neighbours, for a run), in one ``alltoallv``."""
     comm, backend, xp = y._comm, y._backend, y._backend.xp
-    me, ranks = comm.rank, range(comm.size)
-    h, w = np.cumsum((0, *held)), np.cumsum((0, *want))
-
-    def overlap(a: int, b: int) -> int:  # positions held by a that b wants
-        return int(max(0, min(h[a + 1], w[b + 1]) - max(h[a], w[b])))
-
-    send = [0 if d == me else overlap(me, d) for d in ranks]
-    recv = [0 if q == me else overlap(q, me) for q in ranks]
-    first = sum(send[:me])  # the held positions before those this rank keeps
-    last = first + overlap(me, me)
+    me, n = comm.rank, sum(held)
+    now, then = Layout((n,), 0, held), Layout((n,), 0, want)
+    send, recv = [0] * comm.size, [0] * comm.size
+    first = last = 0  # the positions this rank keeps, counted in its own held ones
+    for src, dst, (box,) in now.overlap(then, me):
+        if src == dst:
+            first, last = box.start - now.offsets[me], box.stop - now.offsets[me]
+        elif src == me:
+            send[dst] = box.stop - box.start
+        else:
+            recv[src] = box.stop - box.start
     own = gather_local(y._local, adv, [rows[first:last]], backend)
     away = gather_local(y._local, adv, [xp.concat([rows[:first], rows[last:]])], backend)
     rest = tuple(own.shape[1:])
