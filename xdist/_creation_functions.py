@@ -424,14 +424,16 @@ def _from_block(
         if copy is False and dt != src:
             raise ValueError(f"{func}: copy=False, but converting {src} to {dt} needs a copy")
         layout = t.layout(tuple(data.shape), split, func)
+        local = data[layout.local_slice(t.comm.rank)] if layout.split is not None else data
+        # the library may refuse what differs between ranks (copy=False of a read-only or
+        # reversed NumPy array on Torch): agreed below, so every rank raises it
+        block = t.backend.asarray(local, dtype=dt, device=t.device, copy=copy)
     except (TypeError, ValueError, IndexError) as exc:
         if not agree or t.comm.size == 1:
             raise
         error = exc
     if agree:
         _agree(t, data, src, asked, split, layout, error, func)
-    local = data[layout.local_slice(t.comm.rank)] if layout.split is not None else data
-    block = t.backend.asarray(local, dtype=dt, device=t.device, copy=copy)
     return t.array(block, layout)
 
 

@@ -359,6 +359,27 @@ def test_asarray_copy_false():
         xdist.asarray(a, copy=False, dtype="float32")
 
 
+def test_asarray_copy_false_refused_on_one_rank_raises_on_every_rank():
+    """Data read-only on rank 0 only: Torch's CPU tensors cannot share it (Torch has no
+    read-only tensors), so ``copy=False`` is refused, and the ranks agree on it: every rank
+    raises the same error, none goes on alone. NumPy blocks share it (the flag stays); a
+    GPU refuses ``copy=False`` on every rank anyway."""
+    a = random_array((7, 3), seed=6)
+    if RANK == 0:
+        a.setflags(write=False)
+    if BACKEND.name == "torch" and ON_HOST:
+        with pytest.raises(ValueError, match="asarray: copy=False, but obj is a read-only"):
+            xdist.asarray(a, copy=False, split=0)
+        x = agreed(xdist.asarray, a, split=0)  # copied where read-only, shared elsewhere
+        check(x, a, 0)
+    elif ON_HOST:
+        x = agreed(xdist.asarray, a, copy=False, split=0)
+        assert x.local.size == 0 or np.shares_memory(x.local, a)
+    else:
+        with pytest.raises(ValueError, match="asarray: copy=False.*cuda"):
+            xdist.asarray(a, copy=False, split=0)
+
+
 @pytest.mark.parametrize("case", layouts((7, 3)), ids=layout_id)
 def test_asarray_xdist(case):
     a = random_array((7, 3), seed=7)
