@@ -9,12 +9,20 @@ chain on the tile, in order, while the tile is in the cache. Only the blocks of 
 still referenced are written out; the temporaries of an expression (``(x - m) / s``) never
 reach memory.
 
-A product starts a chain too: ``matmul``'s new block is returned ``lifted``, a pending array
-whose value is made already, so that the in-place operators after it (``G *= -2; G +=
-sq[:, None]``) extend a chain instead of writing the block, and the chain's result is written
-over the product where no array holds the product any more (``_donor``), as the eager
-in-place operators would have written there: the distance expression reads and writes its
-output once after the GEMM, with no new memory.
+A product starts a chain too. Where its right operand is whole on the rank (replicated, or
+small beside the product: ``X @ X.T`` of a narrow ``X``) and both operands can be read later
+(as below), ``matmul`` of NumPy blocks records the product as the chain's first function
+(``product``): each tile, of at least ``_PRODUCT_ROWS`` rows, is BLAS's product of those
+rows, and the epilogue (``G *= -2; G += sq[:, None]; sqrt(maximum(G, 0))``) runs on it while
+it is in the cache, so a product that only its chain reads never reaches memory. Its rounding
+is the GEMM's on the tile's rows, which differs from the whole block's as the blocks of two
+rank counts differ (BLAS's order of summation depends on the rows of a call); the epilogue is
+the eager bits of those products. Otherwise ``matmul``'s new block is returned ``lifted``, a
+pending array whose value is made already, so that the in-place operators after it extend a
+chain instead of writing the block, and the chain's result is written over the product where
+no array holds the product any more (``_donor``), as the eager in-place operators would have
+written there. In a chain's tiles, a function writes over the tile of an argument that no
+one else reads (``_buffer``), as the in-place operators write over one block.
 
 Invisible to code written against the standard:
 
@@ -64,7 +72,7 @@ from ._deferred import Deferred
 from ._layout import Layout
 from ._pending import PENDING, keep, keep_result, kept, pend, settle
 
-__all__ = ["Pending", "by_rows", "elementwise", "lifted", "synchronize"]
+__all__ = ["Pending", "by_rows", "elementwise", "lifted", "product", "synchronize"]
 
 _BLOCK = Array.__dict__["_local"]  # the slot that holds a made block
 
@@ -73,6 +81,10 @@ _BLOCK = Array.__dict__["_local"]  # the slot that holds a made block
 # beside its arithmetic (on 10000 x 20000 float32 rows, tiles of 128 KiB made the calls'
 # own cost a quarter of the pass)
 _TILE = 65536
+# a tile of a product has at least this many rows: each call packs the whole of the
+# product's second operand, which fewer rows would not repay (20000 x 18 float32 times
+# 18 x 20000: 16 rows 474 ms, 64 rows 460, 6 rows (one tile) 571, against 577 eagerly)
+_PRODUCT_ROWS = 32
 _MAX_NODES = 32  # functions in one chain before its operands are made
 # an operand block that a user could write is copied, not run, where it has at most this
 # many elements, or this fraction of the result's (the copy then costs little beside a pass)
@@ -97,6 +109,7 @@ class Node:
         "block",
         "readers",
         "free",
+        "product",
     )
 
     def __init__(self, fn, args, cut, shape, empty, count, err) -> None:
@@ -113,6 +126,7 @@ class Node:
         # a made block that is no array's value any more (its array was given a new value
         # by an in-place operator): a chain that is its only reader may write over it
         self.free = False
+        self.product = False  # a product's tile (``product``): tiles of it are taller
 
 
 class Pending(Deferred):
@@ -239,6 +253,50 @@ def lifted(block: Any, layout: Layout, like: Array) -> Array:
     node = Node(None, (), (), shape, block[:0], 0, {})
     node.block = block
     return _pending_array(node, layout, like)
+
+
+def product(b1: Any, b2: Any, layout: Layout, like: Array) -> Array | None:
+    """``b1 @ b2`` (2-d blocks: ``b1``'s rows are the product's, ``b2`` whole) as a pending
+    array of ``layout`` whose chain starts with the product: each tile of rows is
+    ``b1[tile] @ b2``, made as the tile's epilogue runs, so that a product read only by the
+    chain after it (``-2 * (X @ C.T) + n``) never reaches memory. ``None`` where it runs now
+    (see ``elementwise``; also where a tile would not be a general product: NumPy's ``syrk``
+    of ``a @ a.T``). A tile's product is BLAS's on those rows: its rounding is the GEMM's,
+    which differs with the rows in a call as it does between rank counts (not the whole
+    block's bits)."""
+    shape = layout.local_shape(like._comm.rank)
+    backend = like._backend
+    if (
+        not _fuses(like, shape)
+        or len(shape) != 2
+        or not (isinstance(b1, np.ndarray) and isinstance(b2, np.ndarray))
+        or b1.ndim != 2
+        or b2.ndim != 2
+        or b1.shape[0] != shape[0]
+        or getattr(b1, "requires_grad", False)
+        or getattr(b2, "requires_grad", False)
+    ):
+        return None
+    if _shares(b1, b2):
+        return None  # (``a @ a.T``: NumPy's syrk, or a copy of ``a.T``; the eager path's)
+    fn = np.matmul  # (a ufunc: each tile is written into a buffer reused from tile to tile)
+    size = math.prod(shape)
+    a, b = _leaf(b1, size, backend), _leaf(b2, size, backend)
+    if a is None or b is None or not _rows_outermost(a):
+        return None
+    empty = fn(a[:0], b)
+    if not backend.is_block(empty) or tuple(empty.shape) != (0, shape[1]):
+        return None
+    node = Node(fn, (a, b), (True, False), shape, empty, 1, np.geterr())
+    node.product = True
+    x = _pending_array(node, layout, like)
+    pend(x)
+    return x
+
+
+def _shares(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two NumPy blocks may share memory (their buffers' bounds overlap)."""
+    return bool(np.may_share_memory(a, b))
 
 
 def _pending_array(node: Node, layout: Layout, like: Array) -> Pending:
@@ -385,7 +443,10 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
     else:
         wide = max(_itemsize(n.empty) for n in order)
         rows = max(1, _TILE * 8 // wide // max(1, math.prod(shape[1:])))
+        if any(n.product for n in order):
+            rows = max(rows, _PRODUCT_ROWS)
     outs: list[Any] = []
+    buffers: list[Any] = []  # each node's tile buffer, if it has one
     plan = []
     donor = _donor(root, order) if store else None
     for node in order:
@@ -409,7 +470,8 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
         # from tile to tile): the same loop as without ``out=``, no allocation per tile
         into = None
         if type(node.fn) is np.ufunc and node.fn.nout == 1 and isinstance(node.empty, np.ndarray):
-            into = out if out is not None else np.empty((rows, *shape[1:]), node.empty.dtype)
+            into = out if out is not None else _buffer(node, specs, order, buffers, rows)
+        buffers.append(into if into is not out else None)
         plan.append((node.fn, specs, out, into))
     err = np.geterr()
     same = all(node.err == err for node in order)
@@ -445,6 +507,22 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
     if reduce is None:
         return root.block
     return parts[0] if len(parts) == 1 else _join(parts)
+
+
+def _buffer(node: Node, specs: list, order: list[Node], buffers: list, rows: int) -> Any:
+    """The tile buffer a NumPy ufunc ``node`` writes into: that of an argument of the chain
+    which no one else reads and no array holds (``G *= -2`` after ``G = X @ Y.T``: the
+    operators write over one tile, as eager writes over one block, and the cache holds one
+    tile where it would hold one per function), else a new one."""
+    dtype = node.empty.dtype
+    for kind, j in specs:
+        if kind != 0:
+            continue
+        buf, arg = buffers[j], order[j]
+        if buf is not None and buf.dtype == dtype and arg.readers == 1 and _owner(arg) is None:
+            buffers[j] = None  # (taken: no third node writes over it)
+            return buf
+    return np.empty((rows, *node.shape[1:]), dtype)
 
 
 def _join(parts: list[Any]) -> Any:

@@ -21,6 +21,7 @@ contracted axis is split.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -31,7 +32,7 @@ from ._data_type_functions import astype
 from ._deferred import Deferred
 from ._dtypes import check_category
 from ._elementwise_functions import conj, multiply
-from ._fusion import lifted
+from ._fusion import lifted, product
 from ._layout import Layout
 from ._manipulation_functions import expand_dims, permute_dims, reshape
 from ._movement.broadcast import broadcast_shapes
@@ -141,6 +142,21 @@ def _column_ring_product(b1: Any, b2: Any, plan: Plan, comm: Any, backend: Backe
     return out
 
 
+def _small_beside(plan: Plan, rank: int) -> bool:
+    """Whether the whole of ``x2`` (split on n, passed around the ring) is small beside this
+    rank's block of the product (at most a 16th: ``X @ X.T`` of a narrow ``X``), so that
+    holding it whole costs little and the product can start a fused chain (``product``)."""
+    return math.prod(plan.x2.shape) * 16 <= math.prod(plan.out.local_shape(rank))
+
+
+def _ring_whole(b2: Any, plan: Plan, comm: Any, backend: Backend) -> Any:
+    """The whole of ``x2`` (split on n) on this rank, from the blocks passing around the
+    ring (``_ring_blocks``: the messages of the ring's product, whatever a rank does with
+    them): each block in its place along the last axis."""
+    parts = sorted(_ring_blocks(b2, plan, comm, backend), key=lambda part: part[0][0])
+    return backend.xp.concat([block for _, block in parts], axis=-1)
+
+
 _SCALAR = Layout.replicated(())
 
 
@@ -179,10 +195,18 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
     plan = choose_plan(l1, l2, shape, comm.size, promoted)
     b1 = redistribute_block(b1, l1, plan.x1, comm, backend)
     b2 = redistribute_block(b2, l2, plan.x2, comm, backend)
+    if plan.ring and comm.size > 1 and plan.columns and _small_beside(plan, comm.rank):
+        b2 = _ring_whole(b2, plan, comm, backend)  # the same messages as the ring's product
+        plan = dataclasses.replace(plan, ring=False)
     if plan.ring and comm.size > 1:
         ring = _column_ring_product if plan.columns else _ring_product
         block = ring(b1, b2, plan, comm, backend)
     else:
+        found = None
+        if not (plan.reduce and comm.size > 1) and not any(promoted):
+            found = product(b1, b2, plan.out, x1)  # a chain's first function, where it can be
+        if found is not None:
+            return found
         block = xp.matmul(b1, b2)
     if plan.reduce and comm.size > 1:  # partial sums over the ranks' parts of k
         block = allreduce_block(block, "sum", comm, backend)

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import BACKEND, ON_HOST, SIZE, distribute, layout_id, layouts, random_array
+from helpers import BACKEND, ON_HOST, RANK, SIZE, distribute, layout_id, layouts, random_array
 
 import xdist
 from xdist import _fusion
@@ -285,10 +285,104 @@ def test_a_product_and_its_in_place_epilogue(lay):
         g += sq[None, :]
         d = xdist.sqrt(xdist.maximum(g, 0.0))
         if _fusing(d) and d.split == 0:
-            assert isinstance(d, Pending) and d._node.count == 5
+            # the product is the chain's first function (its tiles: one, of 32 rows) or,
+            # where the ring holds only parts of ``x.T``, a block made already
+            assert isinstance(d, Pending) and d._node.count == 5 + _has_product(d._node)
         return [d, g]
 
     _assert_bits(*_both(make))
+
+
+def _has_product(node) -> bool:
+    """Whether the chain that ends in ``node`` starts with a product yet to be made."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.product and n.block is None:
+            return True
+        stack.extend(a for a in n.args if isinstance(a, _fusion.Node))
+    return False
+
+
+def _tiled_reference(a, c, rows, epilogue):
+    """NumPy's ``epilogue`` of ``a @ c`` made by tiles of ``rows`` rows, each tile's product
+    BLAS's on those rows: what a product-headed chain computes, bit for bit."""
+    parts = [epilogue(a[i : i + rows] @ c, slice(i, i + rows)) for i in range(0, len(a), rows)]
+    return np.concatenate(parts) if parts else epilogue(a[:0] @ c, slice(0, 0))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_a_chain_that_starts_with_a_product(lay, dtype, monkeypatch):
+    """``X @ C.T`` (``C`` replicated) is the first function of the chain after it: each tile of
+    rows is BLAS's product of those rows, then the epilogue on the tile, so the product never
+    reaches memory. The epilogue's bits are eager's on the tiles' products; against the whole
+    block's product, the GEMM's rounding (which differs with the rows of a call, as between
+    rank counts)."""
+    monkeypatch.setattr(_fusion, "_PRODUCT_ROWS", 3)
+    a = random_array(SHAPE, dtype, seed=21)
+    c = random_array((7, SHAPE[1]), dtype, seed=22)
+    n = xdist.vecdot(xdist.asarray(c), xdist.asarray(c)).to_numpy()
+    headed = []
+
+    def epilogue(p, rows):
+        p = p * np.asarray(-2.0, dtype)
+        p = p + n[None, :]
+        return np.sqrt(np.maximum(p, np.asarray(0.0, dtype)))
+
+    def make():
+        x = distribute(a, *lay)
+        cc = xdist.asarray(c)
+        g = x @ cc.T
+        headed.append(isinstance(g, Pending) and _has_product(g._node))
+        g *= -2.0
+        g += xdist.vecdot(cc, cc)[None, :]
+        return [xdist.sqrt(xdist.maximum(g, 0.0))]
+
+    fused, eager = _both(make)
+    # NumPy's tiles of rows (each rank's rows, where it has more than one); never eagerly
+    assert headed[1] is False
+    if BACKEND.name != "numpy" or fused[0].lshape[0] < 2:
+        assert headed[0] is False
+    elif lay[0] == 0:
+        assert headed[0] is True
+    np.testing.assert_allclose(fused[0].to_numpy(), eager[0].to_numpy(), rtol=1e-5, atol=1e-5)
+    if fused[0].split == 0 and BACKEND.name == "numpy":
+        block = fused[0].local
+        rows = slice(sum(fused[0].counts[:RANK]), sum(fused[0].counts[: RANK + 1]))
+        if headed[0]:
+            want = _tiled_reference(a[rows], c.T, 3, epilogue)
+        else:
+            want = epilogue(a[rows] @ c.T, rows)
+        np.testing.assert_array_equal(block, want, strict=True)
+
+
+def test_a_product_reads_its_operands_at_the_call():
+    """A product yet to be made reads its operands as they were at the call: a write into
+    ``X`` after ``g = X @ C.T`` (through xdist, through the user's NumPy data) is not seen."""
+    a = random_array(SHAPE, "float64", seed=23)
+    c = random_array((7, SHAPE[1]), "float64", seed=24)
+    want = a @ c.T
+    for lay in layouts(SHAPE):
+        x = distribute(a, *lay) * 1.0  # xdist's own block: read later without a copy
+        g = x @ xdist.asarray(c).T
+        x[...] = 0.0
+        np.testing.assert_allclose(g.to_numpy(), want, rtol=1e-12, atol=1e-12)
+        data = a.copy()
+        y = xdist.asarray(data) if lay[0] is None else distribute(data, *lay)
+        h = y @ xdist.asarray(c).T
+        data[...] = 0.0
+        if y.split == 0 and isinstance(y.local, np.ndarray):
+            y.local[...] = 0.0
+        np.testing.assert_allclose(h.to_numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_product_of_an_array_and_its_own_transpose_runs_at_once():
+    """``x @ x.T`` of one block (one rank, or replicated) is NumPy's ``syrk`` or a product
+    with a copy of ``x.T``: the eager path's call, never a tile of it."""
+    x = xdist.asarray(random_array(SHAPE, "float64", seed=25))
+    g = x @ x.T
+    assert not (isinstance(g, Pending) and _has_product(g._node))
 
 
 def test_writes_into_a_product_after_a_chain_read_it():
