@@ -357,6 +357,26 @@ def test_a_chain_that_starts_with_a_product(lay, dtype, monkeypatch):
         np.testing.assert_array_equal(block, want, strict=True)
 
 
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_a_product_chain_ending_in_a_reduction(lay, monkeypatch):
+    """``argmin(-2 * (X @ C.T) + n, axis=1)``: the product, its epilogue and the search, tile
+    by tile (k-means' assignment), with the labels of NumPy's tiled products."""
+    monkeypatch.setattr(_fusion, "_PRODUCT_ROWS", 4)
+    a = random_array(SHAPE, "float64", seed=26)
+    c = random_array((5, SHAPE[1]), "float64", seed=27)
+    n = xdist.vecdot(xdist.asarray(c), xdist.asarray(c)).to_numpy()
+
+    def make():
+        x = distribute(a, *lay)
+        cc = xdist.asarray(c)
+        return [xdist.argmin(-2.0 * (x @ cc.T) + xdist.vecdot(cc, cc)[None, :], axis=1)]
+
+    fused, eager = _both(make)
+    want = np.argmin(_tiled_reference(a, c.T, 4, lambda p, rows: -2.0 * p + n[None, :]), axis=1)
+    np.testing.assert_array_equal(fused[0].to_numpy(), want)
+    np.testing.assert_array_equal(eager[0].to_numpy(), want)
+
+
 def test_a_product_reads_its_operands_at_the_call():
     """A product yet to be made reads its operands as they were at the call: a write into
     ``X`` after ``g = X @ C.T`` (through xdist, through the user's NumPy data) is not seen."""
