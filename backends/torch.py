@@ -25,6 +25,7 @@ from .moments import chunked
 from .numpy import NumPyBackend, gemm_operand
 from .numpy import matmul as numpy_matmul
 from .standard_semantics import all_finite, corrected_namespace, namespace_over
+from .threads import cores_per_rank
 
 __all__ = ["TorchBackend", "backend"]
 
@@ -426,15 +427,13 @@ SPECIAL_FUNCTIONS = {
 
 
 def _threads_per_rank() -> int:
-    """Cores per rank on this node. Under mpiexec, Torch reads MPICH's MPI_LOCALNRANKS and
-    silently drops to one thread; xdist sets the count explicitly. XDIST_TORCH_THREADS wins,
-    checked when the backend is first made (``_config.torch_threads_setting``: the same
-    ValueError on every rank, which share the environment)."""
+    """Cores per rank on this node (``threads.cores_per_rank``). Under mpiexec, Torch reads
+    MPICH's MPI_LOCALNRANKS and silently drops to one thread; xdist sets the count
+    explicitly. XDIST_TORCH_THREADS wins, checked when the backend is first made
+    (``_config.torch_threads_setting``: the same ValueError on every rank, which share the
+    environment)."""
     threads = torch_threads_setting()
-    if threads is not None:
-        return threads
-    local = os.environ.get("MPI_LOCALNRANKS") or os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE")
-    return max(1, (os.cpu_count() or 1) // max(1, int(local or 1)))
+    return cores_per_rank() if threads is None else threads
 
 
 class TorchBackend(BackendBase):

@@ -70,8 +70,10 @@ Settings (environment variable in brackets):
 
 Start-up choices, read when first needed and changed in code by ``set_backend`` and
 ``set_default_comm`` rather than ``set_config``: the backend [``XDIST_BACKEND=numpy|torch|cupy``],
-the device [``XDIST_DEVICE=cpu|cuda|cuda:N``] and Torch's threads per rank
-[``XDIST_TORCH_THREADS``, by default the node's cores divided by its ranks].
+the device [``XDIST_DEVICE=cpu|cuda|cuda:N``], Torch's threads per rank
+[``XDIST_TORCH_THREADS``, by default the node's cores divided by its ranks] and the BLAS's
+[``XDIST_BLAS_THREADS``, by default the same where several ranks share a node and no BLAS
+thread count is set in the environment; ``backends/threads.py``].
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ __all__ = [
     "COMMS",
     "Config",
     "backend_setting",
+    "blas_threads_setting",
     "comm_setting",
     "config_context",
     "device_setting",
@@ -312,14 +315,21 @@ def device_setting() -> str:
 
 def torch_threads_setting() -> int | None:
     """``XDIST_TORCH_THREADS``: Torch threads per rank, a positive integer; None when unset."""
-    value = os.environ.get("XDIST_TORCH_THREADS", "")
+    return _threads_setting("XDIST_TORCH_THREADS", "Torch threads per rank")
+
+
+def blas_threads_setting() -> int | None:
+    """``XDIST_BLAS_THREADS``: BLAS threads per rank, a positive integer; None when unset."""
+    return _threads_setting("XDIST_BLAS_THREADS", "BLAS threads per rank")
+
+
+def _threads_setting(name: str, what: str) -> int | None:
+    """The positive integer in the environment variable ``name``; None when unset."""
+    value = os.environ.get(name, "")
     try:
         threads = int(value) if value.strip() else None
     except ValueError:
         threads = 0
     if threads is not None and threads < 1:
-        raise ValueError(
-            "XDIST_TORCH_THREADS: expected a positive integer (Torch threads per rank), "
-            f"got {value!r}"
-        )
+        raise ValueError(f"{name}: expected a positive integer ({what}), got {value!r}")
     return threads

@@ -21,6 +21,7 @@ from ._config import backend_setting, comm_setting, device_setting
 from ._transport.comm import Communicator, SelfComm
 from ._transport.launcher import check_world, launched_size
 from .backends import Backend, Device, get_backend, prepare
+from .backends.threads import limit_blas_threads
 
 __all__ = [
     "backend_context",
@@ -122,6 +123,7 @@ def default_backend() -> Backend:
     """The backend new arrays use (``XDIST_BACKEND``, numpy by default)."""
     global _backend
     if _backend is None:
+        limit_blas_threads()  # before the backend reads the BLAS's threads (Torch's)
         backend = get_backend(backend_setting())
         backend.set_default_device(_pick_device(backend, device_setting()))
         _backend = backend

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -85,6 +86,58 @@ def test_torch_threads_setting_is_checked_on_first_use():
     assert run.returncode != 0 and run.stdout == "imported\n", (run.stdout, run.stderr)
     expected = "ValueError: XDIST_TORCH_THREADS: expected a positive integer"
     assert f"{expected} (Torch threads per rank), got 'abc'" in run.stderr, run.stderr
+
+
+# -- BLAS threads per rank (backends/threads.py) ------------------------------------------------
+_BLAS_THREADS = (
+    "import os, numpy, xdist; from threadpoolctl import threadpool_info; "
+    "print('imported', flush=True); xdist.ones(3); "
+    "found = [i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'"
+    " and 'numpy' in i['filepath']]; "
+    "print(found[0], os.environ.get('OPENBLAS_NUM_THREADS'), flush=True)"
+)
+
+
+def _blas_threads_child(**extra) -> subprocess.CompletedProcess:
+    env = {**outside_mpi_job(), "XDIST_COMM": "self", "XDIST_BACKEND": "numpy"}
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.pop(name, None)
+    env.pop("XDIST_BLAS_THREADS", None)
+    return subprocess.run(
+        [sys.executable, "-c", _BLAS_THREADS],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, **extra},
+    )
+
+
+def test_blas_threads_are_the_cores_per_rank_under_a_launcher():
+    """Several ranks on a node (``MPI_LOCALNRANKS``) and no BLAS thread count set by the
+    user: NumPy's OpenBLAS (loaded before xdist) runs the node's cores / ranks threads, and
+    libraries loaded later read ``OPENBLAS_NUM_THREADS``; a count the user set is left alone;
+    ``XDIST_BLAS_THREADS`` wins; a bad one raises on first use."""
+    pytest.importorskip("threadpoolctl")
+    per_rank = max(1, (os.cpu_count() or 1) // 2)
+    run = _blas_threads_child(MPI_LOCALNRANKS="2")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[1] == f"{per_rank} {per_rank}", run.stdout
+
+    alone = _blas_threads_child()  # one rank: OpenBLAS's own count, nothing set
+    assert alone.returncode == 0, alone.stderr
+    own = alone.stdout.splitlines()[1].split()[0]
+    assert alone.stdout.splitlines()[1] == f"{own} None", alone.stdout
+
+    user = _blas_threads_child(MPI_LOCALNRANKS="2", MKL_NUM_THREADS="5")  # the user's choice
+    assert user.returncode == 0 and user.stdout.splitlines()[1] == f"{own} None", user.stdout
+
+    asked = _blas_threads_child(MPI_LOCALNRANKS="2", XDIST_BLAS_THREADS="3")
+    assert asked.returncode == 0 and asked.stdout.splitlines()[1] == "3 3", asked.stdout
+
+    bad = _blas_threads_child(XDIST_BLAS_THREADS="0")
+    assert bad.returncode != 0 and bad.stdout == "imported\n", (bad.stdout, bad.stderr)
+    expected = "ValueError: XDIST_BLAS_THREADS: expected a positive integer"
+    assert f"{expected} (BLAS threads per rank), got '0'" in bad.stderr, bad.stderr
 
 
 @_NEEDS_TORCH
