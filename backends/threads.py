@@ -3,7 +3,7 @@
 Under ``mpiexec -n R``, each rank's libraries would start a thread per core: OpenBLAS (NumPy's
 and SciPy's BLAS) starts as many as the CPUs the process may run on, so that R ranks on C
 cores run R x C threads, which wait on one another (two ranks on two cores: NumPy's GEMM of
-500000 x 16 by 16 x 32 took 128 ms against 42 ms with one thread per rank). Torch instead
+500000 x 16 by 16 x 32 took 125-129 ms against 26-49 ms with one thread per rank). Torch instead
 reads MPICH's ``MPI_LOCALNRANKS`` and silently drops to one thread. xdist sets both to the
 node's cores divided by the ranks on the node (``cores_per_rank``), or to what the user asked:
 ``XDIST_TORCH_THREADS`` for Torch, ``XDIST_BLAS_THREADS`` for the BLAS; a thread count the
