@@ -22,7 +22,8 @@ pending array whose value is made already, so that the in-place operators after 
 chain instead of writing the block, and the chain's result is written over the product where
 no array holds the product any more (``_donor``), as the eager in-place operators would have
 written there. In a chain's tiles, a function writes over the tile of an argument that no
-one else reads (``_buffer``), as the in-place operators write over one block.
+one else reads (``_buffer``), as the in-place operators write over one block, and a row
+operand (a mean beside a matrix) is read as a tile of its own, copied once (``_rows_of``).
 
 Invisible to code written against the standard:
 
@@ -447,6 +448,7 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
             rows = max(rows, _PRODUCT_ROWS)
     outs: list[Any] = []
     buffers: list[Any] = []  # each node's tile buffer, if it has one
+    rowed: dict[int, Any] = {}  # the row operands copied into a tile's rows (``_rows_of``)
     plan = []
     donor = _donor(root, order) if store else None
     for node in order:
@@ -464,8 +466,12 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
                     specs.append((0, position[id(a)]))
                 else:
                     specs.append((1, a.block))
+            elif c:
+                specs.append((1, a))
             else:
-                specs.append((1, a) if c else (2, a))
+                if id(a) not in rowed:
+                    rowed[id(a)] = _rows_of(a, shape, rows)
+                specs.append((2, a) if rowed[id(a)] is None else (3, rowed[id(a)]))
         # a NumPy ufunc writes its tile where it goes (its block, or a tile buffer reused
         # from tile to tile): the same loop as without ``out=``, no allocation per tile
         into = None
@@ -480,7 +486,10 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
     for r0 in range(0, shape[0], rows):
         r1 = min(r0 + rows, shape[0])
         for i, (fn, specs, out, into) in enumerate(plan):
-            args = [values[a] if k == 0 else (a[r0:r1] if k == 1 else a) for k, a in specs]
+            args = [
+                values[a] if k == 0 else a[r0:r1] if k == 1 else a[: r1 - r0] if k == 3 else a
+                for k, a in specs
+            ]
             kwargs = {}
             if into is not None:
                 kwargs["out"] = into[r0:r1] if into is out else into[: r1 - r0]
@@ -523,6 +532,24 @@ def _buffer(node: Node, specs: list, order: list[Node], buffers: list, rows: int
             buffers[j] = None  # (taken: no third node writes over it)
             return buf
     return np.empty((rows, *node.shape[1:]), dtype)
+
+
+def _rows_of(leaf: Any, shape: tuple[int, ...], rows: int) -> Any:
+    """A row operand of a chain of several tiles (broadcast along the first axis only: a
+    mean, ``sq[None, :]``), copied once into a tile's ``rows`` rows, which each tile then
+    reads as a block of its own shape; else ``None``. NumPy runs a function of a broadcast
+    row one row at a time, and of two blocks of one shape in one vector loop: ``x - m`` on
+    8000000 float64 by tiles of 512 KiB took 8.5 ms with a row of 16 broadcast and 4.3 ms
+    with it copied (rows of 1024: 6.9 and 4.4 ms). The same values, so the same bits."""
+    if not isinstance(leaf, np.ndarray) or not 0 < leaf.ndim <= len(shape):
+        return None
+    tail = shape[1:]
+    if not 1 < rows < shape[0] or math.prod(tail) < 2 or leaf.ndim < len(tail):
+        return None
+    lead = leaf.ndim - len(tail)
+    if tuple(leaf.shape[lead:]) != tail or any(n != 1 for n in leaf.shape[:lead]):
+        return None
+    return np.ascontiguousarray(np.broadcast_to(leaf.reshape(tail), (rows, *tail)))
 
 
 def _join(parts: list[Any]) -> Any:

@@ -97,6 +97,38 @@ def test_chains_give_the_eager_bits(lay, name, dtype):
 
 
 @pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_a_short_row_operand_is_copied_into_the_tiles_rows(lay, monkeypatch):
+    """A row operand (``x - m`` with ``m`` a row of 11 elements) is copied once into a tile's
+    rows, so that each tile's function runs on two blocks of the tile's shape (NumPy runs a
+    broadcast row one row at a time): used on every block of more than one tile, and the
+    eager bits, NaN and infinities included."""
+    a = _special("float64")
+    row = random_array(SHAPE[1:], "float64", seed=5)
+    made = []
+    real = _fusion._rows_of
+
+    def counting(leaf, shape, rows):
+        found = real(leaf, shape, rows)
+        if isinstance(leaf, np.ndarray):  # (not the chain's numbers)
+            made.append(found is not None)
+        return found
+
+    monkeypatch.setattr(_fusion, "_rows_of", counting)
+
+    def make():
+        x, m = distribute(a, *lay), distribute(row, None)
+        return [(x - m) * 2.0 + m]
+
+    fused, eager = _both(make)
+    _assert_bits(fused, eager)  # (the chains run here)
+    tiles = -(-fused[0].lshape[0] // max(1, 24 // fused[0].lshape[1]))  # the fixture's tiles
+    if BACKEND.name == "numpy" and fused[0].lshape[1] > 1 and tiles > 1:
+        assert made and all(made)
+    else:
+        assert not any(made)
+
+
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
 def test_integer_chains_and_division_by_zero(lay):
     a = random_array(SHAPE, "int64", seed=5)
 
