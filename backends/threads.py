@@ -17,19 +17,15 @@ import os
 
 from .._config import blas_threads_setting
 
-__all__ = ["cores_per_rank", "limit_blas_threads", "local_ranks"]
+__all__ = ["OPENBLAS_VARS", "cores_per_rank", "limit_blas_threads", "local_ranks"]
 
 # Where launchers give the ranks on this node: MPICH's and Intel MPI's Hydra, Open MPI.
 _LOCAL_RANKS = ("MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE")
-# The variables by which a user sets the threads of the BLAS libraries (OpenBLAS reads the
-# first three, MKL and BLIS their own): where one is set, xdist does not change the BLAS.
-_USER_BLAS = (
-    "OPENBLAS_NUM_THREADS",
-    "GOTO_NUM_THREADS",
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "BLIS_NUM_THREADS",
-)
+# The variables OpenBLAS reads for its threads, first found first.
+OPENBLAS_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+# The variables by which a user sets the threads of the BLAS libraries (OpenBLAS's, MKL's and
+# BLIS's): where one is set, xdist does not change the BLAS.
+_USER_BLAS = (*OPENBLAS_VARS, "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 _DONE: list[int | None] = []  # the BLAS threads set, once per process
 
 

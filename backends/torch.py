@@ -25,7 +25,7 @@ from .moments import chunked
 from .numpy import NumPyBackend, gemm_operand
 from .numpy import matmul as numpy_matmul
 from .standard_semantics import all_finite, corrected_namespace, namespace_over
-from .threads import cores_per_rank
+from .threads import OPENBLAS_VARS, cores_per_rank
 
 __all__ = ["TorchBackend", "backend"]
 
@@ -296,7 +296,7 @@ def _blas_threads() -> int:
         for lib in threadpool_info():
             if lib.get("user_api") == "blas" and "numpy" in str(lib.get("filepath", "")):
                 return int(lib["num_threads"])
-    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+    for name in OPENBLAS_VARS:
         value = os.environ.get(name, "").strip()
         if value.isdigit() and int(value) > 0:
             return int(value)

@@ -274,30 +274,22 @@ def product(b1: Any, b2: Any, layout: Layout, like: Array) -> Array | None:
         or b1.ndim != 2
         or b2.ndim != 2
         or b1.shape[0] != shape[0]
-        or getattr(b1, "requires_grad", False)
-        or getattr(b2, "requires_grad", False)
+        or np.may_share_memory(b1, b2)  # (``a @ a.T``: NumPy's syrk, or a copy of ``a.T``)
     ):
         return None
-    if _shares(b1, b2):
-        return None  # (``a @ a.T``: NumPy's syrk, or a copy of ``a.T``; the eager path's)
-    fn = np.matmul  # (a ufunc: each tile is written into a buffer reused from tile to tile)
     size = math.prod(shape)
     a, b = _leaf(b1, size, backend), _leaf(b2, size, backend)
     if a is None or b is None or not _rows_outermost(a):
         return None
-    empty = fn(a[:0], b)
-    if not backend.is_block(empty) or tuple(empty.shape) != (0, shape[1]):
+    # NumPy's matmul is a ufunc: each tile is written into a buffer reused from tile to tile
+    empty = np.matmul(a[:0], b)
+    if tuple(empty.shape) != (0, shape[1]):
         return None
-    node = Node(fn, (a, b), (True, False), shape, empty, 1, np.geterr())
+    node = Node(np.matmul, (a, b), (True, False), shape, empty, 1, np.geterr())
     node.product = True
     x = _pending_array(node, layout, like)
     pend(x)
     return x
-
-
-def _shares(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two NumPy blocks may share memory (their buffers' bounds overlap)."""
-    return bool(np.may_share_memory(a, b))
 
 
 def _pending_array(node: Node, layout: Layout, like: Array) -> Pending:

@@ -202,11 +202,10 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
         ring = _column_ring_product if plan.columns else _ring_product
         block = ring(b1, b2, plan, comm, backend)
     else:
-        found = None
         if not (plan.reduce and comm.size > 1) and not any(promoted):
             found = product(b1, b2, plan.out, x1)  # a chain's first function, where it can be
-        if found is not None:
-            return found
+            if found is not None:
+                return found
         block = xp.matmul(b1, b2)
     if plan.reduce and comm.size > 1:  # partial sums over the ranks' parts of k
         block = allreduce_block(block, "sum", comm, backend)
