@@ -24,6 +24,7 @@ through MPI anyway; values are gathered and scattered with the backend's own ind
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -45,18 +46,22 @@ __all__: list[str] = []
 
 def normalize_block(block: Any, n: int, backend: Backend) -> tuple[Any, bool]:
     """``block`` as int64 indices in ``[0, n)`` (negative ones counted from the end), and
-    whether any index was out of bounds (then the values returned are not to be used)."""
+    whether any index was out of bounds (then the values returned are not to be used). The
+    bounds are checked on the block's least and greatest index (two passes), and negative
+    indices are shifted only where there are some."""
     xp = backend.xp
-    kind = backend.dtype_of(block).kind
-    if kind == "u":
-        bad = xp.any(block >= n)
+    if math.prod(block.shape) == 0:
+        return xp.astype(block, xp.int64), False
+    if backend.dtype_of(block).kind == "u":
+        bad = bool(xp.max(block) >= n)
+        return xp.astype(block, xp.int64), bad
+    if backend.dtype_of(block) != np.dtype("int64"):
         block = xp.astype(block, xp.int64)
-    else:
-        if backend.dtype_of(block) != np.dtype("int64"):
-            block = xp.astype(block, xp.int64)
-        bad = xp.any((block < -n) | (block >= n))
+    low = int(xp.min(block))
+    bad = low < -n or int(xp.max(block)) >= n
+    if low < 0:
         block = xp.where(block < 0, block + n, block)
-    return block, bool(bad)
+    return block, bad
 
 
 # -- local gather and scatter on a block -------------------------------------------------------
@@ -98,8 +103,9 @@ def _host_coords(coords: list[Any], backend: Backend) -> np.ndarray:
 
 def block_coords(host: np.ndarray, offset: int, j: int, backend: Backend, device: Any) -> list[Any]:
     """The columns of global coordinates ``host`` as int64 blocks in block indices (column
-    ``j``, the split axis, starts at ``offset`` in this rank's block)."""
-    host = host.copy()
+    ``j``, the split axis, starts at ``offset`` in this rank's block). ``host`` is the
+    caller's own copy (a selection of rows, or what arrived): its column ``j`` is shifted
+    in place."""
     host[:, j] -= offset
     return [
         backend.from_host(np.ascontiguousarray(host[:, i]), device) for i in range(host.shape[1])
@@ -174,8 +180,7 @@ def fetch_spread(
     host = _host_coords(coords, backend)
     j = adv.index(layout.split)  # type: ignore[arg-type]
     owners = layout.owners(host[:, j])
-    dest = np.repeat(np.arange(comm.size), counts)
-    mine = np.nonzero(owners == comm.rank)[0]  # positions, ascending: grouped by destination
+    mine = np.flatnonzero(owners == comm.rank)  # positions, ascending: grouped by destination
     offset = layout.offsets[comm.rank]
     vals = gather_local(
         src._local, adv, block_coords(host[mine], offset, j, backend, src.device), backend
@@ -184,35 +189,26 @@ def fetch_spread(
     held = owners[lo : lo + counts[comm.rank]]
     rest = tuple(vals.shape[1:])
     width = int(np.prod(rest, dtype=np.int64))
-    sendcounts = np.bincount(dest[mine], minlength=comm.size) * width
+    sendcounts = np.diff(np.searchsorted(mine, np.cumsum((0, *counts)))) * width
     recvcounts = np.bincount(held, minlength=comm.size) * width
     sent = backend.to_host(vals).reshape(-1)
     del vals  # the sent rows are freed before the result is ordered: about two blocks held
     got = alltoallv_host(sent, sendcounts, recvcounts, comm).reshape((-1, *rest))
     del sent
-    return backend.from_host(_interleaved(got, held, recvcounts // max(width, 1)), src.device)
+    return backend.from_host(_interleaved(got, held, comm.size), src.device)
 
 
-# Up to this many owners, ``_interleaved`` copies by one mask per owner; beyond, it sorts.
-_MASKED_OWNERS = 8
-
-
-def _interleaved(got: np.ndarray, held: np.ndarray, per_owner: np.ndarray) -> np.ndarray:
-    """The rows ``got`` (grouped by owner, ``per_owner[q]`` from rank q, each group in the
-    order of its positions) put where ``held`` (each position's owner) says: a masked copy
-    per owner for a few ranks (sequential writes), a stable sort of the owners otherwise
-    (NumPy's radix sort for 16-bit keys)."""
-    out = np.empty_like(got)
-    if per_owner.size <= _MASKED_OWNERS:
-        start = 0
-        for q, n in enumerate(per_owner.tolist()):
-            if n:
-                out[held == q] = got[start : start + n]
-                start += n
-        return out
-    keys = held.astype(np.int16 if per_owner.size < 1 << 15 else np.int64)
-    out[np.argsort(keys, kind="stable")] = got
-    return out
+def _interleaved(got: np.ndarray, held: np.ndarray, size: int) -> np.ndarray:
+    """The rows ``got`` (grouped by owner in rank order, each group in the order of its
+    positions) put where ``held`` (each position's owner, below ``size``) says: a stable
+    sort of the owners (NumPy's radix sort for 16-bit keys) lists the positions in the
+    order of ``got``, and its inverse is each position's row, taken in one pass of
+    sequential writes."""
+    keys = held.astype(np.int16 if size < 1 << 15 else np.int64)
+    order = np.argsort(keys, kind="stable")
+    row = np.empty_like(order)
+    row[order] = np.arange(order.size)
+    return np.take(got, row, axis=0)
 
 
 def store(
