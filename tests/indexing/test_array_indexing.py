@@ -437,6 +437,33 @@ def test_sorted_replicated_indices_on_the_split_axis_keep_the_selection_split(co
         assert_equal(y, want)
 
 
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("runs", ["one run", "two runs", "every other", "repeats"])
+def test_sorted_selection_copies_runs_and_rows_and_shares_no_memory(axis, runs):
+    """A sorted selection is copied run by run where it has few runs of consecutive indices
+    and gathered row by row where it has many (more than ``_FEW_RUNS`` on a rank), on
+    either split axis, kept where it lives or moved to balanced counts: the values are
+    NumPy's, and the result owns its memory (a write to it leaves the source alone)."""
+    n = 120
+    idx = {
+        "one run": np.arange(10, 100),
+        "two runs": np.r_[0:40, 80:120],
+        "every other": np.arange(0, n, 2),
+        "repeats": np.repeat(np.arange(30, 70), 2),
+    }[runs]
+    shape = (n, 4) if axis == 0 else (4, n)
+    g = global_data(shape)
+    x = distribute(g, axis)
+    r = distribute(A(idx, dtype=np.int64), None)
+    with xdist.config_context(gather_warning_elements=0):
+        y = xdist.take(x, r, axis=axis)
+    assert_equal(y, np.take(g, idx, axis=axis))
+    if SIZE > 1:
+        assert y.split == axis
+    y[...] = -1.0
+    assert_equal(x, g)
+
+
 SPREAD_KEYS = {
     "permutation": lambda n: np.random.default_rng(1).permutation(n),
     "with repeats": lambda n: np.random.default_rng(2).integers(-n, n, size=n + 3),

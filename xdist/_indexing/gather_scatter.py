@@ -83,6 +83,39 @@ def gather_local(block: Any, adv: tuple[int, ...], coords: list[Any], backend: B
     return out if backend.is_block(out) else backend.asarray(out)
 
 
+# A sorted selection with at most this many runs of consecutive indices is copied run by
+# run (a memory copy each) instead of gathered row by row: the rows of an unshuffled fold
+# are one or two runs on each rank.
+_FEW_RUNS = 16
+
+
+def sorted_pieces(
+    block: Any, axis: int, rows: np.ndarray, backend: Backend
+) -> tuple[list[Any], bool]:
+    """The sub-blocks of ``block`` at the non-decreasing block indices ``rows`` (a host
+    array) along ``axis``, moved first, as pieces that joined along the first axis give
+    them, and whether they are views of ``block``: a view of each run of consecutive rows
+    where there are at most ``_FEW_RUNS`` runs (copied once, as they are joined: a memory
+    copy per run), else one gathered block of its own."""
+    view = _adv_first(block, (axis,), backend.xp)
+    cuts = np.flatnonzero(np.diff(rows) != 1) + 1
+    if rows.size == 0 or cuts.size >= _FEW_RUNS:
+        where = backend.from_host(np.ascontiguousarray(rows), backend.device_of(block))
+        return [gather_local(block, (axis,), [where], backend)], False
+    starts = rows[np.concatenate(([0], cuts))].tolist()
+    stops = (rows[np.concatenate((cuts, [rows.size])) - 1] + 1).tolist()
+    return [view[a:b] for a, b in zip(starts, stops)], True
+
+
+def joined(pieces: list[Any], views: bool, backend: Backend) -> Any:
+    """``pieces`` joined along the first axis as a new block, in one copy (``views``: some
+    piece is a view of an array's block, which the result must not share)."""
+    xp = backend.xp
+    if len(pieces) > 1:
+        return xp.concat(pieces, axis=0)
+    return xp.asarray(pieces[0], copy=True) if views else pieces[0]
+
+
 def scatter_local(
     block: Any, adv: tuple[int, ...], coords: list[Any], values: Any, xp: Any, rest_key=()
 ) -> None:

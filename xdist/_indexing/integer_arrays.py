@@ -31,11 +31,11 @@ from .._movement.collectives import alltoallv_host
 from ..backends import Backend
 from .basic import getitem_basic
 from .gather_scatter import (
-    block_coords,
     fetch,
     fetch_spread,
-    gather_local,
+    joined,
     normalize_block,
+    sorted_pieces,
     store,
 )
 from .keys import (
@@ -235,22 +235,24 @@ def _sorted_selection(
         return None
     owners = y._layout.owners(host)
     counts = tuple(np.bincount(owners, minlength=comm.size).tolist())
-    mine = host[owners == comm.rank][:, None]
-    local = block_coords(mine, y._layout.offsets[comm.rank], 0, backend, y.device)
+    rows = host[owners == comm.rank] - y._layout.offsets[comm.rank]  # block indices
     balanced = Layout.balanced(target.shape, 0, comm.size)
     if max(counts) <= max(balanced.counts) * _UNEVEN:
-        return gather_local(y._local, adv, local, backend), Layout(target.shape, 0, counts)
-    return _run_to_balanced(y, adv, local[0], counts, balanced.counts), balanced
+        block = joined(*sorted_pieces(y._local, adv[0], rows, backend), backend)
+        return block, Layout(target.shape, 0, counts)
+    return _run_to_balanced(y, adv[0], rows, counts, balanced.counts), balanced
 
 
 def _run_to_balanced(
-    y: _array.Array, adv: tuple[int, ...], rows: Any, held: tuple[int, ...], want: tuple[int, ...]
+    y: _array.Array, axis: int, rows: np.ndarray, held: tuple[int, ...], want: tuple[int, ...]
 ) -> Any:
-    """This rank's part, ``want[rank]`` positions, of a sorted selection whose positions lie
-    ``held[q]`` on each rank q, in rank order, at the block indices ``rows`` here: the
-    positions of ranks before this one come first, then its own, then the ranks' after. Each
-    rank takes what it keeps from its block and sends only its positions beyond its share
-    (to neighbours, for a run), in one ``alltoallv``."""
+    """This rank's part, ``want[rank]`` positions, of a sorted selection along ``axis``
+    whose positions lie ``held[q]`` on each rank q, in rank order, at the block indices
+    ``rows`` (host) here: the positions of ranks before this one come first, then its own,
+    then the ranks' after. Each rank takes what it keeps from its block and sends only its
+    positions beyond its share (to neighbours, for a run), in one ``alltoallv``; runs of
+    consecutive rows are copied as runs (``sorted_pieces``), and the part is joined in one
+    copy."""
     comm, backend, xp = y._comm, y._backend, y._backend.xp
     me, n = comm.rank, sum(held)
     now, then = Layout((n,), 0, held), Layout((n,), 0, want)
@@ -263,9 +265,11 @@ def _run_to_balanced(
             send[dst] = box.stop - box.start
         else:
             recv[src] = box.stop - box.start
-    own = gather_local(y._local, adv, [rows[first:last]], backend)
-    away = gather_local(y._local, adv, [xp.concat([rows[:first], rows[last:]])], backend)
-    rest = tuple(own.shape[1:])
+    own, _ = sorted_pieces(y._local, axis, rows[first:last], backend)
+    before, views = sorted_pieces(y._local, axis, rows[:first], backend)
+    after, more = sorted_pieces(y._local, axis, rows[last:], backend)
+    away = joined([*before, *after], views or more, backend)
+    rest = tuple(own[0].shape[1:])
     width = math.prod(rest)
     got = alltoallv_host(
         backend.to_host(away).reshape(-1),
@@ -273,9 +277,10 @@ def _run_to_balanced(
         [c * width for c in recv],
         comm,
     )
+    del away
     got = backend.from_host(got.reshape((-1, *rest)), y.device)
     low = sum(recv[:me])
-    return xp.concat([got[:low], own, got[low:]])
+    return xp.concat([got[:low], *own, got[low:]], axis=0)
 
 
 def _spread_selection(
