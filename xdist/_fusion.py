@@ -10,20 +10,23 @@ still referenced are written out; the temporaries of an expression (``(x - m) / 
 reach memory.
 
 A product starts a chain too. Where its right operand is whole on the rank (replicated, or
-small beside the product: ``X @ X.T`` of a narrow ``X``) and both operands can be read later
-(as below), ``matmul`` of NumPy blocks records the product as the chain's first function
-(``product``): each tile, of at least ``_PRODUCT_ROWS`` rows, is BLAS's product of those
-rows, and the epilogue (``G *= -2; G += sq[:, None]; sqrt(maximum(G, 0))``) runs on it while
-it is in the cache, so a product that only its chain reads never reaches memory. Its rounding
-is the GEMM's on the tile's rows, which differs from the whole block's as the blocks of two
-rank counts differ (BLAS's order of summation depends on the rows of a call); the epilogue is
-the eager bits of those products. Otherwise ``matmul``'s new block is returned ``lifted``, a
-pending array whose value is made already, so that the in-place operators after it extend a
-chain instead of writing the block, and the chain's result is written over the product where
-no array holds the product any more (``_donor``), as the eager in-place operators would have
-written there. In a chain's tiles, a function writes over the tile of an argument that no
-one else reads (``_buffer``), as the in-place operators write over one block, and a row
-operand (a mean beside a matrix) is read as a tile of its own, copied once (``_rows_of``).
+small beside the product: ``X @ X.T`` of a narrow ``X``), both operands can be read later
+(as below) and the block is more than one tile, ``matmul`` of NumPy or Torch (CPU) blocks
+records the product as the chain's first function (``product``): each tile, of at least
+``_PRODUCT_ROWS`` rows, is the library's product of those rows, and the epilogue (``G *= -2;
+G += sq[:, None]; sqrt(maximum(G, 0))``) runs on it while it is in the cache, so a product
+that only its chain reads never reaches memory. Its rounding is the GEMM's on the tile's
+rows, which differs from the whole block's as the blocks of two rank counts differ (BLAS's
+order of summation depends on the rows of a call; MKL's, under Torch, also on where the
+operands lie in memory); the epilogue is the eager bits of those products. Otherwise
+``matmul``'s new block is returned ``lifted``, a pending array whose value is made already,
+so that the in-place operators after it extend a chain instead of writing the block, and the
+chain's result is written over the product where no array holds the product any more
+(``_donor``), as the eager in-place operators would have written there. In a chain's tiles,
+a function that takes ``out=`` (``_writes``: NumPy's ufuncs, Torch's own functions) writes
+into a buffer reused from tile to tile, over the tile of an argument that no one else reads
+where it can (``_buffer``), as the in-place operators write over one block, and a row operand
+(a mean beside a matrix) is read as a tile of its own, copied once (``_rows_of``).
 
 Invisible to code written against the standard:
 
@@ -111,6 +114,7 @@ class Node:
         "readers",
         "free",
         "product",
+        "writes",
     )
 
     def __init__(self, fn, args, cut, shape, empty, count, err) -> None:
@@ -128,6 +132,7 @@ class Node:
         # by an in-place operator): a chain that is its only reader may write over it
         self.free = False
         self.product = False  # a product's tile (``product``): tiles of it are taller
+        self.writes = False  # ``fn`` writes its tile into a given block (``out=``)
 
 
 class Pending(Deferred):
@@ -270,26 +275,46 @@ def product(b1: Any, b2: Any, layout: Layout, like: Array) -> Array | None:
     if (
         not _fuses(like, shape)
         or len(shape) != 2
-        or not (isinstance(b1, np.ndarray) and isinstance(b2, np.ndarray))
+        or not (backend.is_block(b1) and backend.is_block(b2))
         or b1.ndim != 2
         or b2.ndim != 2
         or b1.shape[0] != shape[0]
-        or np.may_share_memory(b1, b2)  # (``a @ a.T``: NumPy's syrk, or a copy of ``a.T``)
+        or getattr(b1, "requires_grad", False)
+        or getattr(b2, "requires_grad", False)
+        or _shares(b1, b2)  # (``a @ a.T``: NumPy's syrk, or a copy of ``a.T``)
     ):
         return None
     size = math.prod(shape)
     a, b = _leaf(b1, size, backend), _leaf(b2, size, backend)
     if a is None or b is None or not _rows_outermost(a):
         return None
-    # NumPy's matmul is a ufunc: each tile is written into a buffer reused from tile to tile
-    empty = np.matmul(a[:0], b)
+    # NumPy's matmul is a ufunc and Torch's takes ``out``: each tile is written into a
+    # buffer reused from tile to tile
+    fn = np.matmul if isinstance(a, np.ndarray) else _torch().matmul
+    empty = fn(a[:0], b)
     if tuple(empty.shape) != (0, shape[1]):
         return None
-    node = Node(np.matmul, (a, b), (True, False), shape, empty, 1, np.geterr())
-    node.product = True
+    rows = max(_PRODUCT_ROWS, _TILE * 8 // _itemsize(empty) // max(1, shape[1]))
+    if shape[0] <= rows:  # one tile: tiles would save nothing, and eager's is the same call
+        return None
+    node = Node(fn, (a, b), (True, False), shape, empty, 1, np.geterr())
+    node.product = node.writes = True
     x = _pending_array(node, layout, like)
     pend(x)
     return x
+
+
+def _shares(b1: Any, b2: Any) -> bool:
+    """Whether two NumPy arrays or two Torch tensors may share memory."""
+    if isinstance(b1, np.ndarray):
+        return bool(np.may_share_memory(b1, b2))
+    return b1.untyped_storage().data_ptr() == b2.untyped_storage().data_ptr()
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
 
 
 def _pending_array(node: Node, layout: Layout, like: Array) -> Pending:
@@ -344,11 +369,28 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
     empty = fn(*probe)  # the dtype, and the errors of a bad call, raised here
     if not backend.is_block(empty) or tuple(empty.shape) != (0, *shape[1:]):
         return None
-    x = _pending_array(
-        Node(fn, tuple(args), tuple(cut), shape, empty, count, np.geterr()), layout, like
-    )
+    node = Node(fn, tuple(args), tuple(cut), shape, empty, count, np.geterr())
+    node.writes = _writes(fn, probe, empty)
+    x = _pending_array(node, layout, like)
     pend(x)
     return x
+
+
+def _writes(fn: Callable[..., Any], probe: list[Any], empty: Any) -> bool:
+    """Whether ``fn`` writes its value into a block it is given (``out=``), as it returns
+    it: NumPy's ufuncs of one output; a Torch function where it takes ``out`` on the empty
+    probe with the value's dtype and shape (Torch's own functions do; array-api-compat's
+    wrappers and views do not)."""
+    if isinstance(empty, np.ndarray):
+        return type(fn) is np.ufunc and fn.nout == 1
+    if not getattr(fn, "__module__", "").startswith("torch"):
+        return False
+    into = empty.new_empty(tuple(empty.shape))
+    try:
+        got = fn(*probe, out=into)
+    except (TypeError, RuntimeError):
+        return False
+    return got is into
 
 
 def _order(root: Node) -> list[Node]:
@@ -464,10 +506,11 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
                 if id(a) not in rowed:
                     rowed[id(a)] = _rows_of(a, shape, rows)
                 specs.append((2, a) if rowed[id(a)] is None else (3, rowed[id(a)]))
-        # a NumPy ufunc writes its tile where it goes (its block, or a tile buffer reused
-        # from tile to tile): the same loop as without ``out=``, no allocation per tile
+        # a function that takes ``out=`` (``_writes``) writes its tile where it goes (its
+        # block, or a tile buffer reused from tile to tile): the same loop as without
+        # ``out=``, no allocation per tile
         into = None
-        if type(node.fn) is np.ufunc and node.fn.nout == 1 and isinstance(node.empty, np.ndarray):
+        if node.writes:
             into = out if out is not None else _buffer(node, specs, order, buffers, rows)
         buffers.append(into if into is not out else None)
         plan.append((node.fn, specs, out, into))
@@ -511,7 +554,7 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
 
 
 def _buffer(node: Node, specs: list, order: list[Node], buffers: list, rows: int) -> Any:
-    """The tile buffer a NumPy ufunc ``node`` writes into: that of an argument of the chain
+    """The tile buffer a ``node`` that ``_writes`` writes into: that of an argument of the chain
     which no one else reads and no array holds (``G *= -2`` after ``G = X @ Y.T``: the
     operators write over one tile, as eager writes over one block, and the cache holds one
     tile where it would hold one per function), else a new one."""
@@ -523,7 +566,13 @@ def _buffer(node: Node, specs: list, order: list[Node], buffers: list, rows: int
         if buf is not None and buf.dtype == dtype and arg.readers == 1 and _owner(arg) is None:
             buffers[j] = None  # (taken: no third node writes over it)
             return buf
-    return np.empty((rows, *node.shape[1:]), dtype)
+    return _scratch(node.empty, (rows, *node.shape[1:]))
+
+
+def _scratch(like: Any, shape: tuple[int, ...]) -> Any:
+    """A tile buffer of ``shape`` of the library, dtype and device of ``like`` (never an
+    array's block: ``_empty`` makes those)."""
+    return np.empty(shape, like.dtype) if isinstance(like, np.ndarray) else like.new_empty(shape)
 
 
 def _rows_of(leaf: Any, shape: tuple[int, ...], rows: int) -> Any:
@@ -548,9 +597,7 @@ def _join(parts: list[Any]) -> Any:
     """Blocks of one library joined along the first axis."""
     if isinstance(parts[0], np.ndarray):
         return np.concatenate(parts, axis=0)
-    import torch
-
-    return torch.cat(parts, dim=0)
+    return _torch().cat(parts, dim=0)
 
 
 def by_rows(x: Array, fn: Callable[[Any], Any], axes: tuple[int, ...], frames: int) -> Any:

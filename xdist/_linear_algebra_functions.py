@@ -39,6 +39,7 @@ from ._movement.broadcast import broadcast_shapes
 from ._movement.collectives import allreduce_block, sendrecv_block
 from ._movement.redistribute import redistribute_block
 from ._ops.matmul_plan import Plan, choose_plan
+from ._pending import keep_result
 from ._statistical_functions import sum as _sum
 from ._validation import check_array, check_same_context, normalize_axis
 from .backends import Backend
@@ -154,7 +155,9 @@ def _ring_whole(b2: Any, plan: Plan, comm: Any, backend: Backend) -> Any:
     ring (``_ring_blocks``: the messages of the ring's product, whatever a rank does with
     them): each block in its place along the last axis."""
     parts = sorted(_ring_blocks(b2, plan, comm, backend), key=lambda part: part[0][0])
-    return backend.xp.concat([block for _, block in parts], axis=-1)
+    whole = backend.xp.concat([block for _, block in parts], axis=-1)
+    keep_result(whole)  # xdist's own memory: a product's chain reads it later, uncopied
+    return whole
 
 
 _SCALAR = Layout.replicated(())

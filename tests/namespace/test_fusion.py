@@ -337,10 +337,17 @@ def _has_product(node) -> bool:
 
 
 def _tiled_reference(a, c, rows, epilogue):
-    """NumPy's ``epilogue`` of ``a @ c`` made by tiles of ``rows`` rows, each tile's product
-    BLAS's on those rows: what a product-headed chain computes, bit for bit."""
+    """``epilogue`` of ``a @ c`` (NumPy arrays or Torch tensors) made by tiles of ``rows``
+    rows, each tile's product the library's on those rows: what a product-headed chain
+    computes, bit for bit."""
     parts = [epilogue(a[i : i + rows] @ c, slice(i, i + rows)) for i in range(0, len(a), rows)]
-    return np.concatenate(parts) if parts else epilogue(a[:0] @ c, slice(0, 0))
+    if not parts:
+        return epilogue(a[:0] @ c, slice(0, 0))
+    if isinstance(a, np.ndarray):
+        return np.concatenate(parts)
+    import torch
+
+    return torch.cat(parts)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -351,11 +358,12 @@ def test_a_chain_that_starts_with_a_product(lay, dtype, monkeypatch):
     reaches memory. The epilogue's bits are eager's on the tiles' products; against the whole
     block's product, the GEMM's rounding (which differs with the rows of a call, as between
     rank counts)."""
-    monkeypatch.setattr(_fusion, "_PRODUCT_ROWS", 3)
+    monkeypatch.setattr(_fusion, "_PRODUCT_ROWS", 3)  # tiles of 3 rows: the fewest allowed,
+    monkeypatch.setattr(_fusion, "_TILE", 1)  # the most the tile's size allows
     a = random_array(SHAPE, dtype, seed=21)
     c = random_array((7, SHAPE[1]), dtype, seed=22)
     n = xdist.vecdot(xdist.asarray(c), xdist.asarray(c)).to_numpy()
-    headed = []
+    headed, operands = [], []
 
     def epilogue(p, rows):
         p = p * np.asarray(-2.0, dtype)
@@ -367,33 +375,47 @@ def test_a_chain_that_starts_with_a_product(lay, dtype, monkeypatch):
         cc = xdist.asarray(c)
         g = x @ cc.T
         headed.append(isinstance(g, Pending) and _has_product(g._node))
+        operands.append(g._node.args if headed[-1] else None)
         g *= -2.0
         g += xdist.vecdot(cc, cc)[None, :]
         return [xdist.sqrt(xdist.maximum(g, 0.0))]
 
+    def torch_epilogue(p, rows):  # the same functions, in Torch: the Torch backend's
+        p = p * -2.0 + torch.from_numpy(n)[None, :]
+        return torch.sqrt(torch.maximum(p, p.new_zeros(())))
+
     fused, eager = _both(make)
-    # NumPy's tiles of rows (each rank's rows, where it has more than one); never eagerly
+    # tiles of rows (each rank's rows, where it has more than one); never eagerly
     assert headed[1] is False
-    if BACKEND.name != "numpy" or fused[0].lshape[0] < 2:
+    if not FUSES or fused[0].lshape[0] < 2:
         assert headed[0] is False
     elif lay[0] == 0:
         assert headed[0] is True
     np.testing.assert_allclose(fused[0].to_numpy(), eager[0].to_numpy(), rtol=1e-5, atol=1e-5)
-    if fused[0].split == 0 and BACKEND.name == "numpy":
-        block = fused[0].local
+    if fused[0].split == 0 and FUSES:
+        block = BACKEND.to_host(fused[0].local)
         rows = slice(sum(fused[0].counts[:RANK]), sum(fused[0].counts[: RANK + 1]))
+        mine, ct = a[rows], c.T
+        if BACKEND.name == "torch":
+            import torch
+
+            # MKL's products depend on where the operands lie in memory (their alignment),
+            # so Torch's reference multiplies the very blocks the chain read
+            mine, ct = operands[0] or (torch.from_numpy(mine), torch.from_numpy(ct))
+            epilogue = torch_epilogue
         if headed[0]:
-            want = _tiled_reference(a[rows], c.T, 3, epilogue)
+            want = _tiled_reference(mine, ct, 3, epilogue)
         else:
-            want = epilogue(a[rows] @ c.T, rows)
-        np.testing.assert_array_equal(block, want, strict=True)
+            want = epilogue(mine @ ct, rows)
+        np.testing.assert_array_equal(block, np.asarray(want), strict=True)
 
 
 @pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
 def test_a_product_chain_ending_in_a_reduction(lay, monkeypatch):
     """``argmin(-2 * (X @ C.T) + n, axis=1)``: the product, its epilogue and the search, tile
     by tile (k-means' assignment), with the labels of NumPy's tiled products."""
-    monkeypatch.setattr(_fusion, "_PRODUCT_ROWS", 4)
+    monkeypatch.setattr(_fusion, "_PRODUCT_ROWS", 4)  # tiles of 4 rows
+    monkeypatch.setattr(_fusion, "_TILE", 1)
     a = random_array(SHAPE, "float64", seed=26)
     c = random_array((5, SHAPE[1]), "float64", seed=27)
     n = xdist.vecdot(xdist.asarray(c), xdist.asarray(c)).to_numpy()
@@ -401,9 +423,15 @@ def test_a_product_chain_ending_in_a_reduction(lay, monkeypatch):
     def make():
         x = distribute(a, *lay)
         cc = xdist.asarray(c)
-        return [xdist.argmin(-2.0 * (x @ cc.T) + xdist.vecdot(cc, cc)[None, :], axis=1)]
+        g = x @ cc.T
+        headed.append(isinstance(g, Pending) and _has_product(g._node))
+        return [xdist.argmin(-2.0 * g + xdist.vecdot(cc, cc)[None, :], axis=1)]
 
+    headed = []
     fused, eager = _both(make)
+    assert headed[1] is False
+    if FUSES and lay[0] == 0 and fused[0].lshape[0] > 4:  # rows split: the product heads
+        assert headed[0] is True
     want = np.argmin(_tiled_reference(a, c.T, 4, lambda p, rows: -2.0 * p + n[None, :]), axis=1)
     np.testing.assert_array_equal(fused[0].to_numpy(), want)
     np.testing.assert_array_equal(eager[0].to_numpy(), want)
@@ -488,6 +516,39 @@ def test_a_chain_ending_in_a_reduction_along_its_rows(lay, name):
         return [r_temp, r_named, r_all, kept]
 
     _assert_bits(*_both(make))
+
+
+def test_tiles_are_written_into_buffers_reused_from_tile_to_tile(monkeypatch):
+    """Each function of a chain that takes ``out=`` (NumPy's ufuncs, Torch's own functions)
+    writes its tiles into one buffer, reused from tile to tile, or over an argument's that
+    no one else reads: a chain of four functions over many tiles makes at most one buffer
+    per function, and the eager bits. A function that takes no ``out=`` returns its tiles."""
+    if not FUSES:
+        pytest.skip("the eager path has no tiles")
+    monkeypatch.setattr(_fusion, "_TILE", 64)  # tiles of 8 rows of 8 float64
+    a = random_array((4000, 8), "float64", seed=31)
+    made = []
+    real = _fusion._scratch
+
+    def spy(like, shape):
+        made.append(shape)
+        return real(like, shape)
+
+    def make():
+        x = distribute(a, 0)
+        y = xdist.sqrt(xdist.abs(x * 2.0 + 1.0) + 0.5)
+        writes = [n.writes for n in _fusion._order(y._node)] if _fusing(y) else []
+        return [y], writes
+
+    monkeypatch.setattr(_fusion, "_scratch", spy)
+    (fused, writes), (eager, _) = _both(make)
+    _assert_bits(fused, eager)
+    if writes:
+        assert all(writes), writes
+        assert 1 <= len(made) <= 4, made  # never one per tile
+        assert all(shape == (8, 8) for shape in made)
+    no_out = _fusion._writes(lambda t: t * 2.0, [BACKEND.asarray(a[:0])], BACKEND.asarray(a[:0]))
+    assert no_out is False
 
 
 def test_a_reduced_temporary_is_not_written():
