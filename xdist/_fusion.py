@@ -288,20 +288,27 @@ def product(b1: Any, b2: Any, layout: Layout, like: Array) -> Array | None:
     a, b = _leaf(b1, size, backend), _leaf(b2, size, backend)
     if a is None or b is None or not _rows_outermost(a):
         return None
-    # NumPy's matmul is a ufunc and Torch's takes ``out``: each tile is written into a
-    # buffer reused from tile to tile
-    fn = np.matmul if isinstance(a, np.ndarray) else _torch().matmul
-    empty = fn(a[:0], b)
-    if tuple(empty.shape) != (0, shape[1]):
+    empty = backend.xp.matmul(a[:0], b)  # the eager product's dtype (and library)
+    if not backend.is_block(empty) or tuple(empty.shape) != (0, shape[1]):
         return None
     rows = max(_PRODUCT_ROWS, _TILE * 8 // _itemsize(empty) // max(1, shape[1]))
     if shape[0] <= rows:  # one tile: tiles would save nothing, and eager's is the same call
         return None
-    node = Node(fn, (a, b), (True, False), shape, empty, 1, np.geterr())
+    # each tile is the backend's product, the eager one's library call (NumPy's BLAS on
+    # the Torch backend's float tensors too), written into a buffer reused from tile to tile
+    node = Node(
+        partial(_product_into, backend), (a, b), (True, False), shape, empty, 1, np.geterr()
+    )
     node.product = node.writes = True
     x = _pending_array(node, layout, like)
     pend(x)
     return x
+
+
+def _product_into(backend: Any, a: Any, b: Any, *, out: Any) -> Any:
+    """A product tile: ``a @ b`` written into ``out`` by the backend's ``matmul_into``."""
+    backend.matmul_into(a, b, out)
+    return out
 
 
 def _shares(b1: Any, b2: Any) -> bool:
@@ -309,12 +316,6 @@ def _shares(b1: Any, b2: Any) -> bool:
     if isinstance(b1, np.ndarray):
         return bool(np.may_share_memory(b1, b2))
     return b1.untyped_storage().data_ptr() == b2.untyped_storage().data_ptr()
-
-
-def _torch() -> Any:
-    import torch
-
-    return torch
 
 
 def _pending_array(node: Node, layout: Layout, like: Array) -> Pending:
@@ -597,7 +598,9 @@ def _join(parts: list[Any]) -> Any:
     """Blocks of one library joined along the first axis."""
     if isinstance(parts[0], np.ndarray):
         return np.concatenate(parts, axis=0)
-    return _torch().cat(parts, dim=0)
+    import torch
+
+    return torch.cat(parts, dim=0)
 
 
 def by_rows(x: Array, fn: Callable[[Any], Any], axes: tuple[int, ...], frames: int) -> Any:
