@@ -13,16 +13,16 @@ A product starts a chain too. Where its right operand is whole on the rank (repl
 small beside the product: ``X @ X.T`` of a narrow ``X``), both operands can be read later
 (as below) and the block is more than one tile, ``matmul`` of NumPy or Torch (CPU) blocks
 records the product as the chain's first function (``product``): each tile, of at least
-``_PRODUCT_ROWS`` rows, is the library's product of those rows, and the epilogue (``G *= -2;
-G += sq[:, None]; sqrt(maximum(G, 0))``) runs on it while it is in the cache, so a product
-that only its chain reads never reaches memory. Its rounding is the GEMM's on the tile's
-rows, which differs from the whole block's as the blocks of two rank counts differ (BLAS's
-order of summation depends on the rows of a call; MKL's, under Torch, also on where the
-operands lie in memory); the epilogue is the eager bits of those products. Otherwise
-``matmul``'s new block is returned ``lifted``, a pending array whose value is made already,
-so that the in-place operators after it extend a chain instead of writing the block, and the
-chain's result is written over the product where no array holds the product any more
-(``_donor``), as the eager in-place operators would have written there. In a chain's tiles,
+``_PRODUCT_ROWS`` rows, is the backend's product of those rows (``matmul_into``, the eager
+product's library call), and the epilogue (``G *= -2; G += sq[:, None]; sqrt(maximum(G,
+0))``) runs on it while it is in the cache, so a product that only its chain reads never
+reaches memory. Its rounding is the GEMM's on the tile's rows, which differs from the whole
+block's as the blocks of two rank counts differ (BLAS's order of summation depends on the
+rows of a call); the epilogue is the eager bits of those products. Otherwise ``matmul``'s
+new block is returned ``lifted``, a pending array whose value is made already, so that the
+in-place operators after it extend a chain instead of writing the block, and the chain's
+result is written over the product where no array holds the product any more (``_donor``),
+as the eager in-place operators would have written there. In a chain's tiles,
 a function that takes ``out=`` (``_writes``: NumPy's ufuncs, Torch's own functions) writes
 into a buffer reused from tile to tile, over the tile of an argument that no one else reads
 where it can (``_buffer``), as the in-place operators write over one block, and a row operand
