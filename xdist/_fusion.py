@@ -281,7 +281,7 @@ def product(b1: Any, b2: Any, layout: Layout, like: Array) -> Array | None:
         or b1.shape[0] != shape[0]
         or getattr(b1, "requires_grad", False)
         or getattr(b2, "requires_grad", False)
-        or _shares(b1, b2)  # (``a @ a.T``: NumPy's syrk, or a copy of ``a.T``)
+        or _shares(b1, b2, backend)  # (``a @ a.T``: NumPy's syrk, or a copy of ``a.T``)
     ):
         return None
     size = math.prod(shape)
@@ -311,11 +311,13 @@ def _product_into(backend: Any, a: Any, b: Any, *, out: Any) -> Any:
     return out
 
 
-def _shares(b1: Any, b2: Any) -> bool:
-    """Whether two NumPy arrays or two Torch tensors may share memory."""
+def _shares(b1: Any, b2: Any, backend: Any) -> bool:
+    """Whether two blocks may share memory: NumPy's test, else the backend's ``may_alias``
+    (Torch's: one storage). NumPy's ``may_alias`` answers another question (whether a
+    write must copy first: never, NumPy buffers an overlap)."""
     if isinstance(b1, np.ndarray):
         return bool(np.may_share_memory(b1, b2))
-    return b1.untyped_storage().data_ptr() == b2.untyped_storage().data_ptr()
+    return backend.may_alias(b1, b2)
 
 
 def _pending_array(node: Node, layout: Layout, like: Array) -> Pending:
@@ -386,12 +388,21 @@ def _writes(fn: Callable[..., Any], probe: list[Any], empty: Any) -> bool:
         return type(fn) is np.ufunc and fn.nout == 1
     if not getattr(fn, "__module__", "").startswith("torch"):
         return False
-    into = empty.new_empty(tuple(empty.shape))
-    try:
-        got = fn(*probe, out=into)
-    except (TypeError, RuntimeError):
-        return False
-    return got is into
+    # the answer depends on the function and its arguments' kinds, not their shapes: tried
+    # once per kind (a try costs about half of recording a function)
+    key = (fn, *(getattr(p, "dtype", type(p)) for p in probe))
+    found = _TORCH_OUT.get(key)
+    if found is None:
+        into = empty.new_empty(tuple(empty.shape))
+        try:
+            found = fn(*probe, out=into) is into
+        except (TypeError, RuntimeError):
+            found = False
+        _TORCH_OUT[key] = found
+    return found
+
+
+_TORCH_OUT: dict[tuple, bool] = {}  # (Torch function, argument dtypes or types) -> _writes
 
 
 def _order(root: Node) -> list[Node]:
