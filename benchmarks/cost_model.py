@@ -443,6 +443,7 @@ def tsqr(
     itemsize: int,
     stacked: int = STACKED_ELEMENTS,
     cholesky: bool = True,
+    one_pass: bool = False,
 ) -> Cost:
     """``qr`` / ``svd`` of a tall ``(n, cols)`` real matrix split along rows. With at least
     ``2 cols`` rows (``cholesky``, the matrix well enough conditioned), CholeskyQR2 of the
@@ -450,7 +451,9 @@ def tsqr(
     ``cols`` and its ``cols x cols`` Gram matrix, one of the Gram matrices of ``Q_1``, both
     in double precision (8 bytes); past ``stacked`` elements of Gram matrices in all
     (``p cols^2``), an allreduce of each instead and an allgatherv of the first rows alone.
-    Otherwise Householder TSQR (``householder_tsqr``)."""
+    ``one_pass`` (those rows' first Cholesky factor at most ``_ONE_PASS_LIMIT``
+    conditioned): the first Gram matrix alone. Otherwise Householder TSQR
+    (``householder_tsqr``)."""
     if p == 1:
         return {}
     if not cholesky or n < 2 * cols:
@@ -462,13 +465,15 @@ def tsqr(
     per_rank: PerRank = []
     for t in tops:
         row: dict = {}
+        grams = 1 if one_pass else 2
         if p * cols * cols <= stacked:
             _add(row, "allgatherv", 1, t * cols * 8 + gram, p - 1)
-            _add(row, "allgatherv", 1, gram, p - 1)
+            if not one_pass:
+                _add(row, "allgatherv", 1, gram, p - 1)
         else:
             sent = t * cols * itemsize
             _add(row, "allgatherv", 1, sent, p - 1 if sent else 0)
-            _add(row, "allreduce", 2, 2 * gram, 2 * (p - 1))
+            _add(row, "allreduce", grams, grams * gram, grams * (p - 1))
         per_rank.append(row)
     return busiest(per_rank)
 

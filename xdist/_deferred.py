@@ -12,9 +12,11 @@ with its transpose (``transpose_left``) give a ``Deferred`` transpose, and ``mat
 transpose with an operand asks it for the product (``left_product``), which it computes
 without forming either (or declines: the block is formed and the product taken as usual).
 
-``make`` must not read memory that a user can write in the meantime: it holds only arrays its
-maker allocated itself (``svd`` keeps its own ``Q`` factor, never the input's block), so a
-later write to the input cannot change what ``make`` returns.
+``make`` must not read memory that anyone can write in the meantime: it holds only arrays its
+maker allocated itself (``svd`` keeps its own ``Q`` factor), or blocks of xdist's own memory
+that it never handed out (``_pending.kept``: ``svd`` of a well-conditioned matrix keeps the
+matrix's rows) with the array noted as pending (``_pending.pend``), so that xdist makes it
+before it writes any block. A later write to the input cannot change what ``make`` returns.
 """
 
 from __future__ import annotations

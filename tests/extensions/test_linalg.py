@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import (
+    BACKEND,
     COMM,
+    ON_HOST,
     SIZE,
     assert_equal,
     assert_layout_consistent,
@@ -22,6 +24,7 @@ from helpers import (
 import xdist
 import xdist.linalg as la
 import xdist.linalg._tsqr as tsqr_module
+from xdist._pending import kept
 from xdist.linalg._common import linalg_error
 
 RTOL = {"float64": 1e-9, "complex128": 1e-9, "float32": 2e-3, "complex64": 2e-3}
@@ -105,17 +108,29 @@ def _rows_sent(counts, n):
     return tops, [c - t for c, t in zip(counts, tops)]
 
 
-@pytest.mark.parametrize("method", ["householder", "cholesky"])
+def _below_conditioned(shape, cond, seed):
+    """Random matrices whose rows below the first N (those Cholesky QR factors) have
+    singular values from 1 to ``1 / cond``."""
+    rng = np.random.default_rng(seed)
+    *batch, m, n = shape
+    a = rng.standard_normal(shape)
+    q = np.linalg.qr(rng.standard_normal((*batch, m - n, n)))[0]
+    a[..., n:, :] = q * np.geomspace(1, 1 / cond, n)
+    return a
+
+
+@pytest.mark.parametrize("method", ["householder", "cholesky", "one_pass"])
 @pytest.mark.parametrize("counts", [None, "uneven"])
 @pytest.mark.parametrize("shape", [(20, 4), (4, 20, 3)], ids=["2d", "batched"])
 def test_tsqr_sends_only_small_pieces(monkeypatch, method, shape, counts):
     """Householder TSQR: one allgatherv of each rank's rows among the first N as they are
     and the R factor of its other rows. CholeskyQR2 of the rows below the first N: one
     allgatherv of those rows with each rank's Gram matrix, one of the Gram matrices of
-    ``Q_1``. Either way LAPACK's factors, R's diagonal signs included."""
+    ``Q_1``; one Cholesky QR (those rows conditioned within ``_ONE_PASS_LIMIT``): the first
+    alone. Every way LAPACK's factors, R's diagonal signs included."""
     if method == "householder":
         monkeypatch.setattr(tsqr_module, "cholesky_proxy", lambda *args: None)
-    a = random_array(shape, seed=2)
+    a = _below_conditioned(shape, 2.0 if method == "one_pass" else 100.0, seed=2)
     axis = len(shape) - 2
     comm = _Recording(COMM)
     x = distribute(a, axis, uneven_counts(shape[axis], SIZE) if counts else None, comm=comm)
@@ -127,6 +142,9 @@ def test_tsqr_sends_only_small_pieces(monkeypatch, method, shape, counts):
         tops, below = _rows_sent(x.counts, n)
         rows = sum(t + min(b, n) for t, b in zip(tops, below))
         assert comm.gathered == [rows * n * batch] and rows <= shape[axis]
+    elif SIZE > 1 and method == "one_pass":
+        assert dict(calls) == {"allgatherv": 1}, calls
+        assert comm.gathered == [(n + SIZE * n) * n * batch]
     elif SIZE > 1:
         assert dict(calls) == {"allgatherv": 2}, calls
         assert comm.gathered == [(n + SIZE * n) * n * batch, SIZE * n * n * batch]
@@ -227,17 +245,53 @@ def test_svdvals_matches_numpy(shape, lay, dtype):
 
 @pytest.mark.parametrize("counts", [None, "uneven"])
 def test_svd_of_tall_skinny_sends_only_small_messages(counts):
-    """Cholesky QR's two Gram matrices (and the first N rows) for each of svd and svdvals."""
-    a = random_array((30, 3), seed=5)
-    x = distribute(a, 0, uneven_counts(30, SIZE) if counts else None)
-    with xdist.count_collectives() as calls:
-        u, s, vh = la.svd(x, full_matrices=False)
-        sv = la.svdvals(x)
-    assert dict(calls) == ({"allgatherv": 4} if SIZE > 1 else {}), calls
-    if SIZE > 1:  # per rank at most its rows among the first 3 and two 3 x 3 Gram matrices
-        assert calls.bytes["allgatherv"] <= 2 * (3 + 2 * 3) * 3 * 8
-    assert (u.split, u.counts) == (0, x.counts)
-    _close(sv, np.linalg.svd(a, compute_uv=False), "float64")
+    """One Cholesky QR's Gram matrix (and the first N rows) for each of svd and svdvals of a
+    well-conditioned matrix, two (CholeskyQR2) of one conditioned 100."""
+    for cond, grams in ((2.0, 1), (100.0, 2)):
+        a = _below_conditioned((30, 3), cond, seed=5)
+        x = distribute(a, 0, uneven_counts(30, SIZE) if counts else None)
+        with xdist.count_collectives() as calls:
+            u, s, vh = la.svd(x, full_matrices=False)
+            sv = la.svdvals(x)
+        assert dict(calls) == ({"allgatherv": 2 * grams} if SIZE > 1 else {}), calls
+        if SIZE > 1:  # per rank at most its rows among the first 3 and its Gram matrices
+            assert calls.bytes["allgatherv"] <= 2 * (3 + grams * 3) * 3 * 8
+        assert (u.split, u.counts) == (0, x.counts)
+        _close(sv, np.linalg.svd(a, compute_uv=False), "float64")
+        eu, es, evh = np.linalg.svd(a, full_matrices=False)
+        _close(u, eu, "float64")
+        _close(vh, evh, "float64")
+
+
+@pytest.mark.parametrize("write", ["setitem", "inplace", "user"])
+def test_deferred_u_of_one_cholesky_pass_keeps_the_factored_values(write):
+    """One Cholesky QR pass leaves ``U`` deferred on the factored rows themselves: a write
+    into the matrix after ``svd`` (xdist's ``__setitem__`` or in-place operator on a matrix
+    xdist allocated, or the user's own write into the NumPy block a matrix was made from)
+    cannot reach ``U`` or ``U.T @ y``."""
+    a = _below_conditioned((40, 4), 2.0, seed=3)
+    y = distribute(np.arange(40.0), 0)
+    if write == "user":
+        x = distribute(a, 0)
+        assert not kept(x._local)  # the user's memory: the factored rows are copied
+    else:
+        with xdist.config_context(fuse_min_elements=1):  # a result of xdist's own memory
+            x = distribute(a, 0) + 0.0
+            x._local  # noqa: B018  (made)
+        fuses = BACKEND.name == "numpy" or (BACKEND.name == "torch" and ON_HOST)
+        assert kept(x._local) == fuses  # read in place, U settled before xdist writes
+    eu, es, evh = np.linalg.svd(a, full_matrices=False)
+    u, s, vh = la.svd(x, full_matrices=False)
+    u2, _, _ = la.svd(x, full_matrices=False)
+    if write == "setitem":
+        x[...] = 7.0
+    elif write == "inplace":
+        x *= -3.0
+    else:
+        x.local[...] = 7.0
+    assert np.all(x.to_numpy() != a)
+    _close(u, eu, "float64")
+    _close(u2.T @ y, eu.T @ np.arange(40.0), "float64")
 
 
 def _with_condition(shape, cond, dtype, seed=0):
@@ -264,10 +318,10 @@ def _with_condition(shape, cond, dtype, seed=0):
 
 @pytest.mark.parametrize("counts", [None, "uneven"])
 @pytest.mark.parametrize("dtype", ["float64", "complex128", "float32"])
-@pytest.mark.parametrize("cond", [1e2, 1e5, 1e9, 1e13, np.inf], ids=str)
+@pytest.mark.parametrize("cond", [4, 1e2, 1e5, 1e9, 1e13, np.inf], ids=str)
 def test_tall_factors_as_accurate_as_lapack(dtype, cond, counts):
-    """At every condition number (plain CholeskyQR2, shifted CholeskyQR3, Householder for a
-    rank-deficient matrix), ``svd`` and ``qr`` of a tall matrix split along its rows are
+    """At every condition number (one Cholesky QR, plain CholeskyQR2, shifted CholeskyQR3,
+    Householder for a rank-deficient matrix), ``svd`` and ``qr`` of a tall matrix split along its rows are
     as accurate as LAPACK's on the whole matrix: singular values to a few units of rounding
     of the largest, ``U`` and ``Q`` orthonormal and the factors reproducing ``a`` to within
     a small multiple of LAPACK's own errors."""
@@ -574,14 +628,16 @@ def test_pinv(shape, lay, dtype, deficient):
 
 
 def test_pinv_of_tall_skinny_sends_only_small_messages():
-    """``pinv`` through ``svd``: Cholesky QR's two Gram matrices, nothing else."""
-    a = random_array((30, 3), seed=11)
-    x = distribute(a, 0)
-    with xdist.count_collectives() as calls:
-        got = la.pinv(x)
-    assert dict(calls) == ({"allgatherv": 2} if SIZE > 1 else {}), calls
-    assert (got.split, got.counts) == (1, x.counts)
-    _close(got, np.linalg.pinv(a), "float64")
+    """``pinv`` through ``svd``: Cholesky QR's Gram matrices (one for a well-conditioned
+    matrix, two for one conditioned 100), nothing else."""
+    for cond, grams in ((2.0, 1), (100.0, 2)):
+        a = _below_conditioned((30, 3), cond, seed=11)
+        x = distribute(a, 0)
+        with xdist.count_collectives() as calls:
+            got = la.pinv(x)
+        assert dict(calls) == ({"allgatherv": grams} if SIZE > 1 else {}), calls
+        assert (got.split, got.counts) == (1, x.counts)
+        _close(got, np.linalg.pinv(a), "float64")
 
 
 # -- norms -------------------------------------------------------------------------------------

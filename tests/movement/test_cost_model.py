@@ -145,19 +145,32 @@ def test_indexing():
 
 
 # -- linalg, fft -------------------------------------------------------------------------------
-@pytest.mark.parametrize("cholesky", [True, False], ids=["cholesky", "householder"])
+def conditioned_matrix(rows, cols, cond, seed=0):
+    """Random first ``cols`` rows over rows whose singular values run from 1 to ``1 / cond``
+    (the rows Cholesky QR factors), where there are at least ``cols`` of them."""
+    rng = np.random.default_rng(seed)
+    below = rng.standard_normal((rows - cols, cols))
+    if rows >= 2 * cols:
+        below = np.linalg.qr(below)[0] * np.geomspace(1, 1 / cond, cols)
+    return np.concatenate([rng.standard_normal((cols, cols)), below])
+
+
+@pytest.mark.parametrize("cholesky", ["one_pass", "cholesky", "householder"])
 @pytest.mark.parametrize("stacked", [cm.STACKED_ELEMENTS, 0], ids=["stacked", "tree"])
 @pytest.mark.parametrize("rows", [40, 9, 5])
 def test_tsqr(monkeypatch, rows, stacked, cholesky):
-    """Cholesky QR's Gram matrices and Householder's R factors, each both ways: stacked on
-    every rank, and (as for ``p N^2`` above ``STACKED_ELEMENTS``, forced here) reduced by an
-    allreduce (Cholesky) or combined up a binary tree (Householder)."""
+    """Cholesky QR's Gram matrices (one of them for rows conditioned within
+    ``_ONE_PASS_LIMIT``, two for rows conditioned 100) and Householder's R factors, each
+    both ways: stacked on every rank, and (as for ``p N^2`` above ``STACKED_ELEMENTS``,
+    forced here) reduced by an allreduce (Cholesky) or combined up a binary tree
+    (Householder)."""
     assert cm.STACKED_ELEMENTS == tsqr_module.STACKED_ELEMENTS
     monkeypatch.setattr(tsqr_module, "STACKED_ELEMENTS", stacked)
-    if not cholesky:
+    if cholesky == "householder":
         monkeypatch.setattr(tsqr_module, "cholesky_proxy", lambda *args: None)
-    T = distribute(rng_matrix(rows, 3), 0)
-    want = cm.tsqr(P, rows, 3, F64, stacked, cholesky)
+    one_pass = cholesky == "one_pass"
+    T = distribute(conditioned_matrix(rows, 3, 2.0 if one_pass else 100.0), 0)
+    want = cm.tsqr(P, rows, 3, F64, stacked, cholesky != "householder", one_pass)
     assert counted(lambda: xdist.linalg.qr(T)) == want
     assert counted(lambda: xdist.linalg.svd(T, full_matrices=False)) == want
 
