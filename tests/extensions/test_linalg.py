@@ -321,10 +321,10 @@ def _with_condition(shape, cond, dtype, seed=0):
 @pytest.mark.parametrize("cond", [4, 1e2, 1e5, 1e9, 1e13, np.inf], ids=str)
 def test_tall_factors_as_accurate_as_lapack(dtype, cond, counts):
     """At every condition number (one Cholesky QR, plain CholeskyQR2, shifted CholeskyQR3,
-    Householder for a rank-deficient matrix), ``svd`` and ``qr`` of a tall matrix split along its rows are
-    as accurate as LAPACK's on the whole matrix: singular values to a few units of rounding
-    of the largest, ``U`` and ``Q`` orthonormal and the factors reproducing ``a`` to within
-    a small multiple of LAPACK's own errors."""
+    Householder for a rank-deficient matrix), ``svd`` and ``qr`` of a tall matrix split along
+    its rows are as accurate as LAPACK's on the whole matrix: singular values to a few
+    units of rounding of the largest, ``U`` and ``Q`` orthonormal and the factors
+    reproducing ``a`` to within a small multiple of LAPACK's own errors."""
     a = _with_condition((90, 6), cond, dtype)
     x = distribute(a, 0, uneven_counts(90, SIZE) if counts else None)
     u_err = np.finfo(dtype).eps
