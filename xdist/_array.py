@@ -326,8 +326,13 @@ class Array:
         return OPERATORS["getitem"](self, key)
 
     def __setitem__(self, key, value) -> None:
-        settle()
+        settle(self._written())
         OPERATORS["setitem"](self, key, value)
+
+    def _written(self) -> Any:
+        """The block a write into this array changes (``None``: not this block alone, as
+        for a view whose writes go back to the array it views)."""
+        return self._local if self._writeback is None else None
 
     def __iter__(self):
         if self.ndim == 0:
@@ -347,7 +352,7 @@ class Array:
         return func(other, self) if reflected else func(self, other)
 
     def _inplace(self, other, name: str) -> Array:
-        settle()
+        settle(self._written())
         if name in _IN_PLACE and self._writeback is None and self._in_place(other, name):
             return self
         result = self._binary(other, name)

@@ -44,7 +44,7 @@ from ._movement.collectives import differing_ranks
 from ._movement.gathers import implicit_gather
 from ._movement.redistribute import redistribute_block
 from ._ops.slabs import from_sliceable, is_lazy_array
-from ._pending import keep
+from ._pending import keep, keep_result
 from ._placement import DEFAULT, Placement, mark_unplaced, resolve_split, span
 from ._runtime import default_backend
 from ._transport.comm import Communicator
@@ -564,6 +564,8 @@ def _from_array(x: _array.Array, dtype, device, copy, split, comm, func: str) ->
         block = xp.astype(block, x._backend.native_dtype(dt), copy=True)
     elif copy and not fresh:
         block = xp.asarray(block, copy=True)
+    if casts or copy or fresh:  # new memory, not handed out: later chains may read it
+        keep_result(block)
     return _array.Array._new(block, layout, x._comm, x._backend)
 
 

@@ -15,8 +15,9 @@ without forming either (or declines: the block is formed and the product taken a
 ``make`` must not read memory that anyone can write in the meantime: it holds only arrays its
 maker allocated itself (``svd`` keeps its own ``Q`` factor), or blocks of xdist's own memory
 that it never handed out (``_pending.kept``: ``svd`` of a well-conditioned matrix keeps the
-matrix's rows) with the array noted as pending (``_pending.pend``), so that xdist makes it
-before it writes any block. A later write to the input cannot change what ``make`` returns.
+matrix's rows) with the array noted as reading them (``_pending.read_later``), so that xdist
+makes it before it writes into that memory or hands it out. A later write to the input
+cannot change what ``make`` returns.
 """
 
 from __future__ import annotations

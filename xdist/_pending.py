@@ -4,7 +4,8 @@ not made yet, and the blocks a pending chain may read later without a copy.
 An array whose block is not made yet may read other arrays' blocks when it is made. So
 before xdist writes into any block (``__setitem__``, the in-place operators, NumPy's in-place
 functions) and before it hands a block out (``.local``, DLPack), ``settle()`` makes every
-pending block; and a fused chain reads later, without copying, only blocks that no one
+pending block, and every array noted by ``read_later`` that reads the memory written or
+handed out; and a fused chain reads later, without copying, only blocks that no one
 outside xdist can write: those xdist allocated itself and never handed out (``keep``,
 ``kept``, ``hand_out``).
 """
@@ -15,10 +16,22 @@ import sys
 import weakref
 from typing import Any
 
-__all__ = ["PENDING", "hand_out", "keep", "keep_result", "kept", "pend", "settle", "viewed"]
+__all__ = [
+    "PENDING",
+    "hand_out",
+    "keep",
+    "keep_result",
+    "kept",
+    "pend",
+    "read_later",
+    "settle",
+    "viewed",
+]
 
 PENDING: dict[int, weakref.ref] = {}  # id -> the pending array (``pend``)
 _KEPT: dict[int, weakref.ref] = {}
+# id -> (an array made later, the owner of the memory it reads then): ``read_later``
+_READERS: dict[int, tuple[weakref.ref, Any]] = {}
 
 
 def pend(x: Any) -> None:
@@ -28,14 +41,37 @@ def pend(x: Any) -> None:
     PENDING[key] = weakref.ref(x, lambda _, key=key: PENDING.pop(key, None))
 
 
-def settle() -> None:
-    """Make the block of every pending array."""
+def read_later(x: Any, block: Any) -> None:
+    """Note that making ``x`` (an array whose block is not made yet) reads ``block``, memory
+    that only xdist can write (``kept``): ``settle`` makes ``x`` before xdist writes where
+    ``block``'s memory may be, or hands it out; other writes leave ``x`` pending."""
+    key = id(x)
+    _READERS[key] = (weakref.ref(x, lambda _, key=key: _READERS.pop(key, None)), _owner(block))
+
+
+def _owner(block: Any) -> Any:
+    """The array that owns ``block``'s memory: ``block``, or the one it views."""
+    base = viewed(block)
+    return block if base is None else base
+
+
+def settle(written: Any = None) -> None:
+    """Make the block of every pending array, and of every array noted by ``read_later``
+    that reads the memory of the block ``written`` (``None``: of any block)."""
     while PENDING:
         for ref in list(PENDING.values()):
             x = ref()
             if x is not None:
                 x._local  # noqa: B018  (reading the block makes it)
                 PENDING.pop(id(x), None)
+    if _READERS:
+        target = None if written is None else _owner(written)
+        for key, (ref, owner) in list(_READERS.items()):
+            if target is None or owner is target:
+                _READERS.pop(key, None)
+                x = ref()
+                if x is not None:
+                    x._local  # noqa: B018
 
 
 def keep(block: Any) -> None:
@@ -78,7 +114,7 @@ def kept(block: Any) -> bool:
 def hand_out(block: Any) -> Any:
     """``block`` about to be handed out: pending blocks are made first, and neither it nor
     the array it views is read later without a copy any more."""
-    settle()
+    settle(block)
     for b in (block, viewed(block)):
         ref = _KEPT.get(id(b))
         if ref is not None and ref() is b:

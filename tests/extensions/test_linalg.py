@@ -263,12 +263,13 @@ def test_svd_of_tall_skinny_sends_only_small_messages(counts):
         _close(vh, evh, "float64")
 
 
-@pytest.mark.parametrize("write", ["setitem", "inplace", "user"])
+@pytest.mark.parametrize("write", ["setitem", "inplace", "handout", "user"])
 def test_deferred_u_of_one_cholesky_pass_keeps_the_factored_values(write):
     """One Cholesky QR pass leaves ``U`` deferred on the factored rows themselves: a write
     into the matrix after ``svd`` (xdist's ``__setitem__`` or in-place operator on a matrix
-    xdist allocated, or the user's own write into the NumPy block a matrix was made from)
-    cannot reach ``U`` or ``U.T @ y``."""
+    xdist allocated, a write into its block handed out by ``.local``, or the user's own
+    write into the NumPy block a matrix was made from) cannot reach ``U`` or ``U.T @ y``;
+    a write into another array leaves ``U`` unformed."""
     a = _below_conditioned((40, 4), 2.0, seed=3)
     y = distribute(np.arange(40.0), 0)
     if write == "user":
@@ -283,6 +284,10 @@ def test_deferred_u_of_one_cholesky_pass_keeps_the_factored_values(write):
     eu, es, evh = np.linalg.svd(a, full_matrices=False)
     u, s, vh = la.svd(x, full_matrices=False)
     u2, _, _ = la.svd(x, full_matrices=False)
+    other = xdist.zeros(3)
+    other[0] = 1.0
+    other *= 2.0
+    assert not u.formed and not u2.formed
     if write == "setitem":
         x[...] = 7.0
     elif write == "inplace":

@@ -72,7 +72,7 @@ from .._movement.collectives import (
     bcast_block,
     sendrecv_block,
 )
-from .._pending import kept, pend
+from .._pending import kept, read_later
 from ..backends import Backend
 from ._common import QRResult, SVDResult, check_matrices, linalg_error
 from ._gathered import gathered, place
@@ -453,8 +453,9 @@ def deferred_rows(factor: Any, proxy: Proxy, layout: Layout, like: Array) -> Arr
     summed over the ranks by one ``allreduce``, as the eager product sums its parts. ``make``
     holds only the proxy: its ``q_local`` is memory ``tsqr`` allocated, or (``borrowed``,
     ``_private``) rows of the factored block that only xdist can write, and the result is
-    then pending (``_pending.pend``): ``settle``, which runs before xdist writes any block,
-    forms it while those rows still hold the factored values."""
+    then noted as reading them (``_pending.read_later``): ``settle``, which runs before xdist
+    writes into that block or hands it out, forms it while the rows hold the factored
+    values."""
     backend = like._backend
     xp = backend.xp
     dtype, device = backend.dtype_of(factor), backend.device_of(factor)
@@ -491,7 +492,7 @@ def deferred_rows(factor: Any, proxy: Proxy, layout: Layout, like: Array) -> Arr
         transpose_left=transpose_left,
     )
     if proxy.borrowed:
-        pend(u)
+        read_later(u, proxy.q_local)
     return u
 
 
