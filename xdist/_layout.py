@@ -145,19 +145,22 @@ class Layout:
         """Global end index of each rank's block along the split axis."""
         return tuple(o + c for o, c in zip(self.offsets, self.counts or ()))
 
-    def owners(self, indices: np.ndarray) -> np.ndarray:
+    def owners(self, indices: np.ndarray, *, compact: bool = False) -> np.ndarray:
         """The rank holding each global index of the split axis, vectorized (indices must be
-        in range; empty blocks own nothing; all 0 when replicated)."""
+        in range; empty blocks own nothing; all 0 when replicated): int64, or with
+        ``compact`` the smallest signed integer dtype that holds every rank (int8 up to 127
+        ranks), for routing that only compares and counts them (an eighth of the memory)."""
         indices = np.asarray(indices, dtype=np.int64)
+        dtype = np.min_scalar_type(-len(self.ends)) if compact else np.dtype(np.int64)
         if self.split is None:
-            return np.zeros(indices.shape, dtype=np.int64)
+            return np.zeros(indices.shape, dtype=dtype)
         if len(self.ends) <= _FEW_RANKS:  # one comparison per rank beats a binary search
-            out = np.zeros(indices.shape, dtype=np.int64)
+            out = np.zeros(indices.shape, dtype=dtype)
             for end in self.ends[:-1]:
                 out += indices >= end
             return out
         ends = np.asarray(self.ends, dtype=np.int64)
-        return np.searchsorted(ends, indices, side="right").astype(np.int64)
+        return np.searchsorted(ends, indices, side="right").astype(dtype)
 
     def origin(self, rank: int) -> list[int]:
         """The global coordinates of the first element of ``rank``'s block."""

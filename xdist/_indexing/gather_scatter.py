@@ -129,8 +129,11 @@ def scatter_local(
 
 # -- coordinates on the host and back ------------------------------------------------------------
 def _host_coords(coords: list[Any], backend: Backend) -> np.ndarray:
-    """``(m, k)`` int64 host array of the coordinates."""
+    """``(m, k)`` int64 host array of the coordinates, to be read only (one axis: a view of
+    the coordinates' own memory where they are int64 host blocks)."""
     cols = [np.asarray(backend.to_host(c), dtype=np.int64).reshape(-1) for c in coords]
+    if len(cols) == 1:
+        return cols[0].reshape(-1, 1)
     return np.stack(cols, axis=1) if cols else np.empty((0, 0), np.int64)
 
 
@@ -212,7 +215,7 @@ def fetch_spread(
     layout, comm, backend = src._layout, src._comm, src._backend
     host = _host_coords(coords, backend)
     j = adv.index(layout.split)  # type: ignore[arg-type]
-    owners = layout.owners(host[:, j])
+    owners = layout.owners(host[:, j], compact=True)
     mine = np.flatnonzero(owners == comm.rank)  # positions, ascending: grouped by destination
     offset = layout.offsets[comm.rank]
     vals = gather_local(
@@ -233,15 +236,30 @@ def fetch_spread(
 
 def _interleaved(got: np.ndarray, held: np.ndarray, size: int) -> np.ndarray:
     """The rows ``got`` (grouped by owner in rank order, each group in the order of its
-    positions) put where ``held`` (each position's owner, below ``size``) says: a stable
-    sort of the owners (NumPy's radix sort for 16-bit keys) lists the positions in the
-    order of ``got``, and its inverse is each position's row, taken in one pass of
-    sequential writes."""
+    positions) put where ``held`` (each position's owner, below ``size``) says: each
+    position's row of ``got``, taken in one pass of sequential writes. The rows: up to
+    ``_FEW_OWNERS`` owners, each owner's positions numbered in turn (a pass per owner);
+    beyond, the inverse of a stable sort of the owners (NumPy's radix sort for 16-bit
+    keys), which lists the positions in the order of ``got``."""
+    if size <= _FEW_OWNERS:
+        row = np.empty(held.size, dtype=np.intp)
+        start = 0
+        for owner in range(size):
+            at = np.flatnonzero(held == owner)
+            row[at] = np.arange(start, start + at.size)
+            start += at.size
+        return np.take(got, row, axis=0)
     keys = held.astype(np.int16 if size < 1 << 15 else np.int64)
     order = np.argsort(keys, kind="stable")
     row = np.empty_like(order)
     row[order] = np.arange(order.size)
     return np.take(got, row, axis=0)
+
+
+# Up to this many owners, ``_interleaved`` numbers each owner's positions in a pass of its
+# own: 1.1 ms against 1.9 ms for the sort at 2 owners of 375000 positions, the sort's two
+# radix passes cheaper from about 8 owners.
+_FEW_OWNERS = 4
 
 
 def store(
