@@ -148,7 +148,7 @@ class Layout:
     def owners(self, indices: np.ndarray, *, compact: bool = False) -> np.ndarray:
         """The rank holding each global index of the split axis, vectorized (indices must be
         in range; empty blocks own nothing; all 0 when replicated): int64, or with
-        ``compact`` the smallest signed integer dtype that holds every rank (int8 up to 127
+        ``compact`` the smallest signed integer dtype that holds every rank (int8 up to 128
         ranks), for routing that only compares and counts them (an eighth of the memory)."""
         indices = np.asarray(indices, dtype=np.int64)
         dtype = np.min_scalar_type(-len(self.ends)) if compact else np.dtype(np.int64)
