@@ -342,10 +342,11 @@ def test_torch_concat_arg_best_item_and_unstack_through_numpy_views(monkeypatch)
 
 @_NEEDS_TORCH
 def test_torch_select_and_vecdot_through_numpy_views(monkeypatch):
-    """The Torch backend's CPU selection by a mask over the whole block and its ``vecdot``
-    along the last axis of real floating blocks run NumPy on views: Torch's elements,
-    values and dtype, a lazy negation or conjugation resolved first; tensors under
-    autograd, masks over leading axes only and other dtypes stay Torch's."""
+    """The Torch backend's CPU selection by a mask over the whole block or over the leading
+    axes of a contiguous block, and its ``vecdot`` along the last axis of real floating
+    blocks, run NumPy on views: Torch's elements, values and dtype, a lazy negation or
+    conjugation resolved first; tensors under autograd, masks over the leading axes of a
+    block that is not contiguous and other dtypes stay Torch's."""
     import torch
 
     from xdist.backends import torch as backend_module
@@ -372,7 +373,11 @@ def test_torch_select_and_vecdot_through_numpy_views(monkeypatch):
     assert calls == ["select"] * 4
     calls.clear()
     rows = torch.from_numpy(rng.standard_normal((3001, 5)))
-    assert torch.equal(backend.select(rows, mask), rows[mask])  # leading axis: Torch's
+    assert torch.equal(backend.select(rows, mask), rows[mask])  # leading axis: NumPy's
+    assert calls == ["select"]
+    calls.clear()
+    strided = torch.from_numpy(rng.standard_normal((5, 3001))).T  # not contiguous: Torch's
+    assert torch.equal(backend.select(strided, mask), strided[mask])
     grad = labels.double().requires_grad_()
     assert backend.select(grad, mask).requires_grad
     assert not calls
