@@ -1131,9 +1131,10 @@ GATHERED = (
 TSQR = (
     "For a tall-skinny matrix split along its rows (or, for ``svd``/``svdvals``, a wide one "
     "split along its columns), never the matrix: at least twice as tall as wide, Cholesky QR, "
-    "two allgathervs of an ``N x N`` Gram matrix per rank (the first with the rank's rows "
-    "among the first ``N``; past ``p N^2 = 2^22``, an allreduce of each instead), three for "
-    "an ill-conditioned matrix; otherwise, or for a numerically rank-deficient matrix, "
+    "one allgatherv of an ``N x N`` Gram matrix per rank with the rank's rows among the first "
+    "``N`` where the rows below them are well conditioned (their Cholesky factor within 8), "
+    "else two (past ``p N^2 = 2^22``, an allreduce of each instead), three for an "
+    "ill-conditioned matrix; otherwise, or for a numerically rank-deficient matrix, "
     "Householder TSQR, one allgatherv of at most ``2N`` rows of ``N`` per rank (past ``p N^2 "
     "= 2^22``, the R factors go up a binary tree: ``2 log2 p`` sendrecvs of ``N x N`` and a "
     "broadcast). Either way the factors are LAPACK's for the whole matrix, signs included. "
@@ -1158,20 +1159,20 @@ for _n, _code in (
     ("svd", "u, s, vh = xp.linalg.svd(t, full_matrices=False)"),
     ("svdvals", "s = xp.linalg.svdvals(t)"),
 ):
-    _add(f"xdist.linalg.{_n}", TSQR, _code, TALL, {"allgatherv": 2})
+    _add(f"xdist.linalg.{_n}", TSQR, _code, TALL, {"allgatherv": 1})
 _add(
     "xdist.linalg.matrix_rank",
     "As ``svdvals`` (it is built on it).",
     "k = xp.linalg.matrix_rank(t)",
     TALL,
-    {"allgatherv": 2},
+    {"allgatherv": 1},
 )
 _add(
     "xdist.linalg.pinv",
     "As ``svd`` (it is built on it), plus one local product per rank.",
     "p = xp.linalg.pinv(t)",
     TALL,
-    {"allgatherv": 2},
+    {"allgatherv": 1},
 )
 _add(
     "xdist.linalg.vector_norm",
@@ -1222,7 +1223,7 @@ _add(
     "all-to-all to its rows first.",
     "sol, res, rank, s = xp.linalg.lstsq(t, y)",
     TALL + "y = xp.asarray(np.arange(30.0), split=0)\n",
-    {"allgatherv": 2, "allreduce": 2},
+    {"allgatherv": 1, "allreduce": 2},
 )
 _add(
     "xdist.linalg.cross",
