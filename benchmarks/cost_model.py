@@ -462,10 +462,10 @@ def tsqr(
     starts = offsets(counts)
     tops = [max(0, min(cols, s + c) - s) for c, s in zip(counts, starts)]
     gram = cols * cols * 8
+    grams = 1 if one_pass else 2
     per_rank: PerRank = []
     for t in tops:
         row: dict = {}
-        grams = 1 if one_pass else 2
         if p * cols * cols <= stacked:
             _add(row, "allgatherv", 1, t * cols * 8 + gram, p - 1)
             if not one_pass:

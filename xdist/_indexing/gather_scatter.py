@@ -248,11 +248,11 @@ def _interleaved(got: np.ndarray, held: np.ndarray, size: int) -> np.ndarray:
             at = np.flatnonzero(held == owner)
             row[at] = np.arange(start, start + at.size)
             start += at.size
-        return np.take(got, row, axis=0)
-    keys = held.astype(np.int16 if size < 1 << 15 else np.int64)
-    order = np.argsort(keys, kind="stable")
-    row = np.empty_like(order)
-    row[order] = np.arange(order.size)
+    else:
+        keys = held.astype(np.int16 if size < 1 << 15 else np.int64)
+        order = np.argsort(keys, kind="stable")
+        row = np.empty_like(order)
+        row[order] = np.arange(order.size)
     return np.take(got, row, axis=0)
 
 
