@@ -465,6 +465,31 @@ def test_a_product_reads_its_operands_at_the_call():
         np.testing.assert_allclose(h.to_numpy(), want, rtol=1e-12, atol=1e-12)
 
 
+def test_a_product_of_narrow_user_rows_reads_a_copy_of_them(monkeypatch):
+    """The rows of ``X @ C.T`` from the user's NumPy data, at most half as wide as the
+    product, are copied so that the product heads the chain after it (the copy moves no more
+    memory than the eager product's block): the product is ``X``'s value at the call, after
+    writes into the user's data; wider rows run the product at once."""
+    monkeypatch.setattr(_fusion, "_PRODUCT_ROWS", 2)
+    monkeypatch.setattr(_fusion, "_TILE", 1)
+    a = random_array((3000, 3), "float64", seed=28)  # more than a few elements (_SNAPSHOT)
+    c = random_array((7, 3), "float64", seed=29)
+    want = -2.0 * (a @ c.T)
+    data = a.copy()
+    x = distribute(data, 0)
+    g = -2.0 * (x @ xdist.asarray(c).T)
+    headed = isinstance(g, Pending) and _has_product(g._node)
+    assert headed is (FUSES and x.lshape[0] > 2)
+    data[...] = 0.0  # the user's rows, written through their NumPy data
+    if isinstance(x.local, np.ndarray):
+        x.local[...] = 0.0  # (handing the block out makes the chain first)
+    np.testing.assert_allclose(g.to_numpy(), want, rtol=1e-12, atol=1e-12)
+    # rows wider than half the product, and more than a few elements (``_SNAPSHOT``)
+    wide = distribute(random_array((3000, 5), "float64", seed=30), 0)
+    h = wide @ xdist.asarray(random_array((7, 5), "float64", seed=31)).T
+    assert not (isinstance(h, Pending) and _has_product(h._node))
+
+
 def test_a_product_of_an_array_and_its_own_transpose_runs_at_once():
     """``x @ x.T`` of one block (one rank, or replicated) is NumPy's ``syrk`` or a product
     with a copy of ``x.T``: the eager path's call, never a tile of it."""
@@ -509,7 +534,9 @@ _ROW_REDUCTIONS = {
 def test_a_chain_ending_in_a_reduction_along_its_rows(lay, name):
     """A reduction that keeps the first axis reduces each tile of the chain as it is made
     (each row's result is the same bits as the eager one's); the other reductions read the
-    block. A temporary is never written; a named chain is, in the same pass."""
+    block. A temporary is never written; a named chain is not written by its first such
+    reduction either (it stays pending, and runs again), and is written, in the same pass,
+    by its second."""
     a = _special("float64")
     reduce = _ROW_REDUCTIONS[name]
 
@@ -518,10 +545,13 @@ def test_a_chain_ending_in_a_reduction_along_its_rows(lay, name):
         kept = xdist.exp(xdist.abs(x) * -0.5) + 1.0
         r_temp = reduce(xdist.exp(xdist.abs(x) * -0.5) + 1.0)
         r_named = reduce(kept)
+        if _fusing(kept) and kept.split != 1:  # (along the split axis: a collective's block)
+            assert not kept.formed
+        r_again = reduce(kept)
         r_all = xdist.sum(xdist.exp(xdist.abs(x) * -0.5) + 1.0, axis=0)
         if _fusing(kept):
             assert kept.formed
-        return [r_temp, r_named, r_all, kept]
+        return [r_temp, r_named, r_again, r_all, kept]
 
     _assert_bits(*_both(make))
 
@@ -575,13 +605,18 @@ def test_a_reduced_temporary_is_not_written():
         s = xdist.sum(xdist.exp(x * 2.0) - 1.0, axis=1)
         assert written == []
         t = xdist.exp(x * 2.0) - 1.0
-        m = xdist.max(t, axis=1)
+        m = xdist.max(t, axis=1)  # a named chain's first reduction: not written either
+        assert written == []
+        n = xdist.min(t, axis=1)  # its second: written in the same pass
         assert written == ([t.lshape] if t.lshape[0] > 1 else [])
+        assert t.formed
     finally:
         _fusion._empty = real
     with xdist.config_context(fuse_min_elements=0):
         e = xdist.exp(x * 2.0) - 1.0
-        _assert_bits([s, m], [xdist.sum(e, axis=1), xdist.max(e, axis=1)])
+        _assert_bits(
+            [s, m, n, t], [xdist.sum(e, axis=1), xdist.max(e, axis=1), xdist.min(e, axis=1), e]
+        )
 
 
 @pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
