@@ -41,9 +41,9 @@ Invisible to code written against the standard:
   copy only blocks that no one can write in between: xdist's own allocations that it never
   handed out (``_pending.kept``; ``.local`` and DLPack hand a block out), and blocks of
   other pending arrays. Another block is copied where it is small (``_SNAPSHOT`` elements, or
-  a 16th of the result's: a column of norms beside a matrix); a larger one (an array made from
-  the user's NumPy data, say) runs its function eagerly, and the chain starts from its
-  result. Before xdist writes into a block or hands one out, ``_pending.settle`` makes every
+  a 16th of the result's: a column of norms beside a matrix; a product's rows, at most half
+  the product); a larger one (an array made from the user's NumPy data, say) runs its
+  function eagerly, and the chain starts from its result. Before xdist writes into a block or hands one out, ``_pending.settle`` makes every
   pending block.
 - **Memory.** A chain holds its operands' blocks where the eager path would hold its
   intermediate results; a chain is cut (its operands made) at ``_MAX_NODES`` functions.
@@ -627,10 +627,11 @@ def by_rows(x: Array, fn: Callable[[Any], Any], axes: tuple[int, ...], frames: i
     ``axes`` leaves the first axis, each row of the result depends only on the same row of
     the block, so a pending ``x`` gives ``fn`` of each tile of its chain as it is made,
     joined (the same bits as ``fn`` of the block). ``x``'s block is written in the same
-    pass only where ``x`` is referenced beyond the call that reduces it (a temporary,
-    ``xp.sum(xp.exp(a), axis=1)``, never reaches memory; a named array does, and is then
-    made): ``frames`` is how many calls of xdist, this one included, hold ``x`` as an
-    argument, which is all that refers to a temporary. Otherwise ``fn`` of the block."""
+    pass only where ``x`` is referenced beyond the call that reduces it and was reduced so
+    before (a temporary, ``xp.sum(xp.exp(a), axis=1)``, never reaches memory; a named array
+    reduced once stays pending, and its second reduction makes it): ``frames`` is how many
+    calls of xdist, this one included, hold ``x`` as an argument, which is all that refers
+    to a temporary. Otherwise ``fn`` of the block."""
     node = x._node if isinstance(x, Pending) and not x.formed else None
     if node is None or node.block is not None or 0 in axes or x.ndim == 0:
         return fn(x._local)
