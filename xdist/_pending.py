@@ -16,6 +16,8 @@ import sys
 import weakref
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "PENDING",
     "hand_out",
@@ -30,7 +32,7 @@ __all__ = [
 
 PENDING: dict[int, weakref.ref] = {}  # id -> the pending array (``pend``)
 _KEPT: dict[int, weakref.ref] = {}
-# id -> (an array made later, the owner of the memory it reads then): ``read_later``
+# id -> (an array made later, the block it reads then): ``read_later``
 _READERS: dict[int, tuple[weakref.ref, Any]] = {}
 
 
@@ -46,13 +48,18 @@ def read_later(x: Any, block: Any) -> None:
     that only xdist can write (``kept``): ``settle`` makes ``x`` before xdist writes where
     ``block``'s memory may be, or hands it out; other writes leave ``x`` pending."""
     key = id(x)
-    _READERS[key] = (weakref.ref(x, lambda _, key=key: _READERS.pop(key, None)), _owner(block))
+    _READERS[key] = (weakref.ref(x, lambda _, key=key: _READERS.pop(key, None)), block)
 
 
-def _owner(block: Any) -> Any:
-    """The array that owns ``block``'s memory: ``block``, or the one it views."""
-    base = viewed(block)
-    return block if base is None else base
+def _may_share(a: Any, b: Any) -> bool:
+    """Whether two blocks may share memory: NumPy's bounds test for NumPy arrays, one
+    storage for Torch tensors, else one owner of the memory they view."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.may_share_memory(a, b))
+    if hasattr(a, "untyped_storage") and hasattr(b, "untyped_storage"):
+        return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    owners = [block if viewed(block) is None else viewed(block) for block in (a, b)]
+    return owners[0] is owners[1]
 
 
 def settle(written: Any = None) -> None:
@@ -65,9 +72,8 @@ def settle(written: Any = None) -> None:
                 x._local  # noqa: B018  (reading the block makes it)
                 PENDING.pop(id(x), None)
     if _READERS:
-        target = None if written is None else _owner(written)
-        for key, (ref, owner) in list(_READERS.items()):
-            if target is None or owner is target:
+        for key, (ref, block) in list(_READERS.items()):
+            if written is None or _may_share(block, written):
                 _READERS.pop(key, None)
                 x = ref()
                 if x is not None:

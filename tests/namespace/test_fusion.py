@@ -15,7 +15,7 @@ import pytest
 from helpers import BACKEND, ON_HOST, RANK, SIZE, distribute, layout_id, layouts, random_array
 
 import xdist
-from xdist import _fusion
+from xdist import _fusion, _pending
 from xdist._fusion import Pending
 
 SHAPE = (37, 11)
@@ -669,3 +669,30 @@ def test_a_block_laid_out_by_columns_runs_at_once():
     with xdist.config_context(fuse_min_elements=0):
         eager = xdist.exp(t - 0.5) * 2.0
     _assert_bits([y], [eager])
+
+
+class _Reader:
+    """A stand-in for an array noted by ``_pending.read_later``: made when its block is read."""
+
+    made = False
+
+    @property
+    def _local(self):
+        self.made = True
+
+
+def test_a_write_makes_the_arrays_that_read_memory_it_overlaps():
+    """``settle(written)`` makes the arrays noted as reading memory that ``written`` may
+    share, whatever views the two are (a NumPy block over a foreign buffer, whose views do
+    not name one owner; Torch views of one storage), and leaves the others unmade."""
+    raw = np.frombuffer(bytearray(8 * 12), dtype=np.float64)  # its base: a buffer
+    blocks = [raw, BACKEND.asarray(np.zeros(12))]
+    for block in blocks:
+        other = BACKEND.asarray(np.zeros(12))
+        for written, overlaps in [(block[1:5], True), (block, True), (other[1:], False)]:
+            reader = _Reader()
+            _pending.read_later(reader, block[:2])
+            _pending.settle(written)
+            assert reader.made is overlaps, (type(block), written.shape)
+            _pending.settle()  # (none left noted)
+            assert reader.made
