@@ -43,8 +43,8 @@ Invisible to code written against the standard:
   other pending arrays. Another block is copied where it is small (``_SNAPSHOT`` elements, or
   a 16th of the result's: a column of norms beside a matrix; a product's rows, at most half
   the product); a larger one (an array made from the user's NumPy data, say) runs its
-  function eagerly, and the chain starts from its result. Before xdist writes into a block or hands one out, ``_pending.settle`` makes every
-  pending block.
+  function eagerly, and the chain starts from its result. Before xdist writes into a block
+  or hands one out, ``_pending.settle`` makes every pending block.
 - **Memory.** A chain holds its operands' blocks where the eager path would hold its
   intermediate results; a chain is cut (its operands made) at ``_MAX_NODES`` functions.
 - **In-place operators** on a pending array (``G *= -2``) extend its chain: no block is

@@ -119,6 +119,30 @@ def _below_conditioned(shape, cond, seed):
     return a
 
 
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "float32"])
+def test_choleskyqr2_divides_double_rows_by_a_product_and_single_by_a_solve(monkeypatch, dtype):
+    """CholeskyQR2's ``Q_1 = B R_1^{-1}``: one product with ``R_1``'s inverse for a double-
+    precision block (GEMM; as accurate there as the triangular solve), the backend's
+    triangular solve for a single-precision one (an inverse rounded to single precision
+    would leave ``QR - A`` several of its units off); LAPACK's factors either way."""
+    a = _below_conditioned((60, 4), 100.0, seed=5).astype(dtype)
+    if dtype == "complex128":
+        a = a + 1j * _below_conditioned((60, 4), 100.0, seed=6)
+    solves = []
+    real = type(BACKEND).solve_upper_right
+
+    def spy(self, b, r):
+        solves.append(b.shape)
+        return real(self, b, r)
+
+    monkeypatch.setattr(type(BACKEND), "solve_upper_right", spy)
+    x = distribute(a, 0)
+    q, r = la.qr(x)
+    assert bool(solves) is (dtype == "float32"), solves
+    _close(q, np.linalg.qr(a)[0], dtype)
+    _close(r, np.linalg.qr(a)[1], dtype)
+
+
 @pytest.mark.parametrize("method", ["householder", "cholesky", "one_pass"])
 @pytest.mark.parametrize("counts", [None, "uneven"])
 @pytest.mark.parametrize("shape", [(20, 4), (4, 20, 3)], ids=["2d", "batched"])
