@@ -286,17 +286,16 @@ def cholesky_proxy(
     is one product with ``R_1``'s inverse for a double-precision block, a triangular solve
     in the block's precision for a single-precision one (``_times_inverse``); the last
     factor must be nearly orthogonal already (``kappa(R_last) <= 2``), or the matrix is
-    given to Householder. A well-conditioned
-    ``B`` (``kappa(R_1) <= _ONE_PASS_LIMIT``) takes one Cholesky QR: ``R_B = R_1``, and
-    ``Q_i = B_i R_1^{-1}`` is not formed: the proxy holds ``B_i`` itself (``borrowed``) and
-    ``R_1^{-1}`` as ``q_stack``, so that a factor's rows are ``B_i (R_1^{-1} F)``, one
-    product, and ``U^T y`` is ``(R_1^{-1} F)^H (B_i^H y)``.
+    given to Householder. A well-conditioned ``B`` (``kappa(R_1) <= _ONE_PASS_LIMIT``) takes
+    one Cholesky QR: ``R_B = R_1``, and ``Q_i = B_i R_1^{-1}`` is not formed: the proxy holds
+    ``B_i`` itself (``borrowed``) and ``R_1^{-1}`` as ``q_stack``, so that a factor's rows
+    are ``B_i (R_1^{-1} F)``, one product, and ``U^T y`` is ``(R_1^{-1} F)^H (B_i^H y)``.
 
     Passes over the rows: one ``syrk`` (a well-conditioned ``B``), else, per further step,
     one product (or triangular solve) and one ``syrk`` (two BLAS-3 passes for CholeskyQR2,
-    against Householder's ``geqrf`` and forming ``Q``); messages: one ``allgatherv`` per Gram matrix
-    (``N^2`` elements per rank, the first ``N`` rows of the matrix riding along with the
-    first). ``comm`` ``None``: ``block`` is the whole matrix (``counts == (M,)``), factored
+    against Householder's ``geqrf`` and forming ``Q``); messages: one ``allgatherv`` per
+    Gram matrix (``N^2`` elements per rank, the first ``N`` rows of the matrix riding along
+    with the first). ``comm`` ``None``: ``block`` is the whole matrix (``counts == (M,)``), factored
     with no message.
     """
     xp, device, n = backend.xp, backend.device_of(block), block.shape[-1]
