@@ -14,6 +14,7 @@ from ._argwhere import argwhere
 from ._array import OPERATORS as _OPERATORS
 from ._array import Array
 from ._bincount import bincount
+from ._block_pool import empty_cache
 from ._comparisons import allclose, array_equal, isclose
 from ._config import config_context, get_config, set_config
 from ._constants import e, inf, nan, newaxis, pi

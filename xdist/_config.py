@@ -67,6 +67,12 @@ Settings (environment variable in brackets):
   recorded and run as one pass over memory per chain when the value is needed
   (xdist/_fusion.py); the results are the eager ones, bit for bit. The default, ``2**16``,
   leaves small blocks eager, where a pass costs less than recording; ``0`` turns fusion off.
+- ``block_pool_bytes`` [``XDIST_BLOCK_POOL_BYTES``, bytes or ``auto``]: the most bytes of
+  dropped result blocks of fused chains (4 MiB and more) that a process keeps for reuse, so
+  that a block is written where one was before rather than page-faulted in anew
+  (xdist/_block_pool.py). ``None`` (the default, or ``auto``) is an eighth of the node's
+  memory divided by the ranks on it; ``0`` turns the pool off; ``xdist.empty_cache()`` drops
+  what it holds.
 
 Start-up choices, read when first needed and changed in code by ``set_backend`` and
 ``set_default_comm`` rather than ``set_config``: the backend [``XDIST_BACKEND=numpy|torch|cupy``],
@@ -132,6 +138,21 @@ def _env_seconds(name: str, default: float) -> float:
     return parsed
 
 
+def _env_bytes(name: str) -> int | None:
+    value = os.environ.get(name, "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    try:
+        parsed = int(value)
+    except ValueError:
+        raise ValueError(
+            f"{name}: expected a number of bytes >= 0 or 'auto', got {value!r}"
+        ) from None
+    if parsed < 0:
+        raise ValueError(f"{name}: expected a number of bytes >= 0 or 'auto', got {value!r}")
+    return parsed
+
+
 def _env_split(name: str) -> int | None:
     value = os.environ.get(name, "").strip()
     if value in ("", "none", "None"):
@@ -185,6 +206,7 @@ class Config:
     check_replicated: bool | str = True
     api_version: str = API_VERSIONS[-1]
     fuse_min_elements: int = _FUSE_MIN_ELEMENTS
+    block_pool_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_message_elements, int) or self.max_message_elements < 1:
@@ -207,6 +229,11 @@ class Config:
         f = self.fuse_min_elements
         if not isinstance(f, int) or isinstance(f, bool) or f < 0:
             raise ValueError(f"set_config: fuse_min_elements must be an int >= 0, got {f!r}")
+        b = self.block_pool_bytes
+        if b is not None and (not isinstance(b, int) or isinstance(b, bool) or b < 0):
+            raise ValueError(
+                f"set_config: block_pool_bytes must be an int >= 0 or None (auto), got {b!r}"
+            )
         t = self.collective_timeout
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0:
             raise ValueError(
@@ -246,6 +273,7 @@ _config = Config(
     check_replicated=_env_check("XDIST_CHECK_REPLICATED"),
     api_version=_env_choice("XDIST_API_VERSION", API_VERSIONS, API_VERSIONS[-1]),
     fuse_min_elements=_env_int("XDIST_FUSE_MIN_ELEMENTS", _FUSE_MIN_ELEMENTS, minimum=0),
+    block_pool_bytes=_env_bytes("XDIST_BLOCK_POOL_BYTES"),
 )
 
 

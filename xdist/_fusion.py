@@ -70,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _block_pool as block_pool
 from ._array import Array, _assign_inplace, wrap_block
 from ._config import get_config
 from ._deferred import Deferred
@@ -474,13 +475,6 @@ def _itemsize(block: Any) -> int:
     return block.itemsize if isinstance(block, np.ndarray) else block.element_size()
 
 
-def _empty(like: Any, shape: tuple[int, ...]) -> Any:
-    """A new block of ``shape`` of the library, dtype and device of ``like``."""
-    if isinstance(like, np.ndarray):
-        return np.empty(shape, like.dtype)
-    return like.new_empty(shape)
-
-
 def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = True) -> Any:
     """Make ``root``'s block, and those of the live pending arrays of its chain, in one pass
     of tiles along the first axis (a node made already, ``lifted``, is its block). With
@@ -510,7 +504,7 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
         if node is root and donor is not None:
             out = donor.block  # the eager in-place operators' block: no new memory
         elif (node is root and store) or (node is not root and _owner(node) is not None):
-            out = _empty(node.empty, shape)
+            out = block_pool.empty(node.empty, shape)
         else:
             out = None
         outs.append(out)
@@ -592,7 +586,7 @@ def _buffer(node: Node, specs: list, order: list[Node], buffers: list, rows: int
 
 def _scratch(like: Any, shape: tuple[int, ...]) -> Any:
     """A tile buffer of ``shape`` of the library, dtype and device of ``like`` (never an
-    array's block: ``_empty`` makes those)."""
+    array's block: ``block_pool.empty`` makes those)."""
     return np.empty(shape, like.dtype) if isinstance(like, np.ndarray) else like.new_empty(shape)
 
 

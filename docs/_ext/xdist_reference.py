@@ -837,6 +837,13 @@ _add(
     "seconds = time.perf_counter() - t0",
     X,
 )
+_add(
+    "xdist.empty_cache",
+    "None: drops the unused blocks this rank keeps for reuse (the result blocks of fused "
+    "chains of 4 MiB and more, at most the ``block_pool_bytes`` setting).",
+    "y = xp.sqrt(x * x + 1.0)\ndel y\nxp.empty_cache()",
+    X,
+)
 _add("xdist.get_config", "None: this process's settings.", "cfg = xp.get_config()", NONE)
 _add(
     "xdist.set_config",
@@ -1982,6 +1989,7 @@ _FIXED = {
         "xdist.GatherWarning",
         "xdist.count_collectives",
         "xdist.synchronize",
+        "xdist.empty_cache",
         "xdist.get_config",
         "xdist.set_config",
         "xdist.config_context",

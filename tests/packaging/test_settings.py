@@ -285,6 +285,17 @@ def test_the_replicated_check_names_every_value_it_takes(monkeypatch):
         _config._env_check("XDIST_CHECK_REPLICATED")
 
 
+@pytest.mark.parametrize("value", ["lots", "-1", "1.5"])
+def test_the_block_pool_bound_is_a_count_of_bytes(monkeypatch, value):
+    monkeypatch.setenv("XDIST_BLOCK_POOL_BYTES", value)
+    expected = f"XDIST_BLOCK_POOL_BYTES: expected a number of bytes >= 0 or 'auto', got {value!r}"
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        _config._env_bytes("XDIST_BLOCK_POOL_BYTES")
+    for read, bound in (("", None), (" Auto ", None), ("0", 0), ("1048576", 1 << 20)):
+        monkeypatch.setenv("XDIST_BLOCK_POOL_BYTES", read)
+        assert _config._env_bytes("XDIST_BLOCK_POOL_BYTES") == bound
+
+
 @pytest.mark.parametrize(
     "name, value, reader, expected",
     [

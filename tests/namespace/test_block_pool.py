@@ -1,0 +1,133 @@
+"""The pool of large result blocks (``xdist/_block_pool.py``): a fused chain's block of 4 MiB
+or more is lent by the pool, returned when the block and every view of it are gone, and lent
+again to the next block of its size class; the pool holds at most ``block_pool_bytes``
+unused; ``empty_cache`` drops what it holds. Values are the eager ones bit for bit, at every
+rank count, with an empty block on a rank."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+from helpers import BACKEND, ON_HOST, SIZE, distribute, host, random_array
+
+import xdist
+from xdist import _block_pool
+
+if not (BACKEND.name == "numpy" or (BACKEND.name == "torch" and ON_HOST)):
+    pytest.skip("fused chains (the pool's blocks) run on the host only", allow_module_level=True)
+
+ROWS, COLS = 3 * 700, 1024  # float64: 5.6 MB a block at 3 ranks, 17 MB at 1
+MIB = 1 << 20
+
+
+@pytest.fixture(autouse=True)
+def a_large_empty_pool():
+    with xdist.config_context(block_pool_bytes=1 << 30, fuse_min_elements=1):
+        xdist.empty_cache()
+        yield
+        xdist.empty_cache()
+
+
+def _pointer(block) -> int:
+    return block.ctypes.data if isinstance(block, np.ndarray) else block.data_ptr()
+
+
+def _source(counts=None):
+    data = random_array((ROWS, COLS), "float64", seed=5)
+    return distribute(data, 0, counts) * 1.0  # (a chain: its block is xdist's own)
+
+
+def _eager(make):
+    """``make()``'s block made eagerly (no chain, no pool), as NumPy."""
+    with xdist.config_context(fuse_min_elements=0):
+        return host(make().local).copy()
+
+
+def _class_bytes(x) -> int:
+    """The size class of ``x``'s block: its bytes rounded up to 2 MiB."""
+    nbytes = x.lshape[0] * COLS * 8
+    return -(-nbytes // (2 * MIB)) * 2 * MIB
+
+
+def test_a_dropped_block_is_lent_to_the_next_block_of_its_size():
+    x = _source()
+    y = xdist.sqrt(x * x + 1.0)
+    first = y.local
+    assert np.array_equal(host(first), _eager(lambda: xdist.sqrt(x * x + 1.0)))
+    held = _pointer(first)
+    del y, first
+    gc.collect()
+    assert _block_pool.held_bytes() == _class_bytes(x)
+    z = xdist.exp(x * 0.5) - 1.0
+    second = z.local
+    assert _pointer(second) == held  # the same memory, written again
+    assert _block_pool.held_bytes() == 0
+    assert np.array_equal(host(second), _eager(lambda: xdist.exp(x * 0.5) - 1.0))
+
+
+def test_a_block_still_viewed_is_not_lent():
+    x = _source()
+    y = x + 2.0
+    block = y.local
+    lent = _pointer(block)
+    view = block[1:]  # a user's view outlives the array
+    before = host(view).copy()
+    del y, block
+    gc.collect()
+    assert _block_pool.held_bytes() == 0
+    z = x * 3.0
+    assert _pointer(z.local) != lent
+    assert np.array_equal(host(view), before)  # z was written elsewhere
+    assert np.array_equal(host(z.local), _eager(lambda: x * 3.0))
+    del view
+    gc.collect()
+    assert _block_pool.held_bytes() == _class_bytes(x)
+
+
+def test_the_pool_holds_at_most_its_bound():
+    x = _source()
+    one = _class_bytes(x)
+    with xdist.config_context(block_pool_bytes=one):
+        a, b = x + 1.0, x + 2.0
+        a.local, b.local  # noqa: B018  (two blocks made, two buffers lent)
+        del a, b
+        gc.collect()
+        assert _block_pool.held_bytes() == one
+    with xdist.config_context(block_pool_bytes=0):
+        xdist.empty_cache()
+        c = x - 1.0
+        assert np.array_equal(host(c.local), _eager(lambda: x - 1.0))
+        del c
+        gc.collect()
+        assert _block_pool.held_bytes() == 0  # off: nothing lent, nothing held
+
+
+def test_empty_cache_drops_what_the_pool_holds():
+    x = _source()
+    y = x * x
+    y.local  # noqa: B018
+    del y
+    gc.collect()
+    assert _block_pool.held_bytes() == _class_bytes(x)
+    xdist.empty_cache()
+    assert _block_pool.held_bytes() == 0
+
+
+@pytest.mark.skipif(SIZE < 2, reason="an empty block needs a second rank")
+def test_uneven_and_empty_blocks():
+    counts = [ROWS - 5, 5] + [0] * (SIZE - 2) if SIZE > 2 else [ROWS, 0]
+    x = _source(counts)
+    for _ in range(3):  # lent, returned and lent again where the block is large
+        y = xdist.sqrt(x * x + 1.0)
+        assert np.array_equal(host(y.local), _eager(lambda: xdist.sqrt(x * x + 1.0)))
+        del y
+        gc.collect()
+
+
+def test_the_setting_is_checked():
+    with pytest.raises(ValueError, match="block_pool_bytes must be an int >= 0 or None"):
+        xdist.set_config(block_pool_bytes=-1)
+    with pytest.raises(ValueError, match="block_pool_bytes must be an int >= 0 or None"):
+        xdist.set_config(block_pool_bytes=1.5)

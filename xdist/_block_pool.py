@@ -1,0 +1,185 @@
+"""Large blocks that xdist allocates, kept for reuse when the arrays that hold them are gone.
+
+A new block of many megabytes costs its page faults: the kernel maps and zeroes each page on
+the first write. NumPy asks for transparent huge pages, and 800 MB of them still cost 80 ms
+(10000 x 20000 float32, one rank's block of a 20000-sample distance matrix), as much as the
+GEMM that fills them; Torch's 4 KiB pages cost 300 ms. Under a hypervisor that takes back the
+memory a guest frees (free page reporting), the first write to memory freed seconds before
+cost 1.4-1.7 s for the same block on the machine the benchmarks ran on, so that the same call
+took 0.38 s or 1.2 s (a "slow mode"). A block this pool lends has been written before, and
+costs none of that.
+
+What it lends: the result blocks of fused chains (``_fusion``), NumPy arrays and Torch CPU
+tensors of at least ``_MIN_BYTES``, rounded up to ``_GRAIN``. Each block is a view of a raw
+NumPy buffer through a ``_Lease``, the block's base: when the block and every view of it
+(a Torch tensor made from it, a DLPack capsule, a NumPy view a user keeps) are gone, the
+lease returns the buffer. The buffer is lent again only for a block of its size class; the
+pool holds at most ``block_pool_bytes`` of buffers that nothing uses (the setting: by default
+an eighth of the node's memory divided by the ranks on it), dropping the oldest first, and
+before a miss allocates it drops the oldest until what it holds and the new buffer fit that
+bound. So a process holds at most ``block_pool_bytes`` more than without the pool, and a
+program whose blocks never repeat a size holds little. ``set_config(block_pool_bytes=0)``
+turns it off; ``xdist.empty_cache()`` drops what it holds.
+
+A lent buffer is not zeroed: a block is written whole before it is read, as ``np.empty``'s.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from ._config import get_config
+from .backends.threads import local_ranks
+
+__all__ = ["empty", "empty_cache", "held_bytes"]
+
+_MIN_BYTES = 4 << 20  # smaller blocks come from the C library's heap, which reuses them
+_GRAIN = 2 << 20  # size classes: multiples of a huge page
+
+# buffers nothing uses, oldest first: id -> buffer (``_FREE_BY_SIZE`` indexes them by size)
+_FREE: OrderedDict[int, np.ndarray] = OrderedDict()
+_FREE_BY_SIZE: dict[int, list[np.ndarray]] = {}
+_HELD = [0]  # bytes in ``_FREE``
+_LOCK = threading.Lock()
+_RETURNED: list[np.ndarray] = []  # buffers returned while the lock was held elsewhere
+_AUTO: list[int] = []  # the default bound, once per process
+
+_TORCH_DTYPES = (
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "bool",
+)
+
+
+class _Lease:
+    """A pooled buffer lent to one block: the block's base, which returns the buffer to the
+    pool when the block and every view of it are gone."""
+
+    __slots__ = ("__array_interface__", "buffer")
+
+    def __init__(self, buffer: np.ndarray, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        self.buffer = buffer
+        self.__array_interface__ = {
+            "shape": shape,
+            "typestr": dtype.str,
+            "data": (buffer.ctypes.data, False),
+            "version": 3,
+        }
+
+    def __del__(self) -> None:
+        _RETURNED.append(self.buffer)  # (atomic: never waits, whatever runs the finalizer)
+        if _LOCK.acquire(blocking=False):
+            try:
+                _take_returned()
+            finally:
+                _LOCK.release()
+
+
+def bound() -> int:
+    """The most bytes the pool holds unused: the setting, else an eighth of the node's memory
+    divided by the ranks on it."""
+    setting = get_config().block_pool_bytes
+    if setting is not None:
+        return setting
+    if not _AUTO:
+        try:
+            memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            memory = 8 << 30
+        _AUTO.append(memory // 8 // local_ranks())
+    return _AUTO[0]
+
+
+def _take_returned() -> None:
+    """Move the returned buffers into the pool (the lock held), then trim it to the bound."""
+    limit = bound()
+    while _RETURNED:
+        buffer = _RETURNED.pop()
+        if buffer.nbytes > limit:
+            continue
+        _FREE[id(buffer)] = buffer
+        _FREE_BY_SIZE.setdefault(buffer.nbytes, []).append(buffer)
+        _HELD[0] += buffer.nbytes
+    _trim(limit)
+
+
+def _trim(limit: int) -> None:
+    """Drop the oldest unused buffers until the pool holds at most ``limit`` bytes."""
+    while _HELD[0] > limit and _FREE:
+        _, buffer = _FREE.popitem(last=False)
+        _FREE_BY_SIZE[buffer.nbytes].remove(buffer)
+        _HELD[0] -= buffer.nbytes
+
+
+def _buffer(nbytes: int) -> np.ndarray:
+    """An unused buffer of ``nbytes`` (a multiple of ``_GRAIN``): the most recently returned
+    one of that size, else a new one, made after trimming the pool so that it and the new
+    buffer fit the bound."""
+    with _LOCK:
+        _take_returned()
+        same = _FREE_BY_SIZE.get(nbytes)
+        if same:
+            buffer = same.pop()
+            del _FREE[id(buffer)]
+            _HELD[0] -= nbytes
+            return buffer
+        _trim(max(0, bound() - nbytes))
+    return np.empty(nbytes, np.uint8)
+
+
+def empty(like: Any, shape: tuple[int, ...]) -> Any:
+    """A new block of ``shape`` of the library, dtype and device of ``like`` (a NumPy array or
+    a Torch tensor), lent by the pool where it is a large NumPy array or Torch CPU tensor of a
+    NumPy dtype, else the library's own."""
+    size = 1
+    for n in shape:
+        size *= n
+    torch_like = not isinstance(like, np.ndarray)
+    dtype = like.dtype if not torch_like else _numpy_dtype(like)
+    nbytes = size * (dtype.itemsize if dtype is not None else 0)
+    if dtype is None or nbytes < _MIN_BYTES or bound() < nbytes:
+        return like.new_empty(shape) if torch_like else np.empty(shape, like.dtype)
+    buffer = _buffer(-(-nbytes // _GRAIN) * _GRAIN)
+    block = np.asarray(_Lease(buffer, tuple(shape), dtype))
+    if torch_like:
+        import torch
+
+        return torch.from_numpy(block)  # (holds ``block``, so the lease)
+    return block
+
+
+def _numpy_dtype(tensor: Any) -> np.dtype | None:
+    """The NumPy dtype of a Torch CPU tensor's, or ``None`` (another device, or a dtype NumPy
+    lacks: bfloat16)."""
+    if tensor.device.type != "cpu":
+        return None
+    name = str(tensor.dtype).removeprefix("torch.")
+    return np.dtype(name) if name in _TORCH_DTYPES else None
+
+
+def held_bytes() -> int:
+    """The bytes of unused buffers the pool holds."""
+    with _LOCK:
+        _take_returned()
+        return _HELD[0]
+
+
+def empty_cache() -> None:
+    """Drop every unused buffer the pool holds, on this rank (blocks in use return theirs
+    when they are gone, as ever)."""
+    with _LOCK:
+        _take_returned()
+        _trim(0)
