@@ -68,9 +68,14 @@ def _finish() -> None:
 
 
 def timed(fn: Callable[[], object], repeat: int, mpi) -> float:
-    """The median of ``repeat`` calls of ``fn``, in seconds, the ranks synchronized before
-    and after each call (a call lasts until the slowest rank is done), its pending work
-    made (``_finish``)."""
+    """The median of ``repeat`` calls of ``fn``, in seconds (``timed_calls``)."""
+    return statistics.median(timed_calls(fn, repeat, mpi))
+
+
+def timed_calls(fn: Callable[[], object], repeat: int, mpi) -> list[float]:
+    """The seconds of ``repeat`` calls of ``fn``, the ranks synchronized before and after
+    each call (a call lasts until the slowest rank is done), its pending work made
+    (``_finish``)."""
     times = []
     for _ in range(repeat):
         if mpi is not None:
@@ -82,7 +87,7 @@ def timed(fn: Callable[[], object], repeat: int, mpi) -> float:
             mpi.Barrier()
         times.append(time.perf_counter() - t0)
         del result
-    return statistics.median(times)
+    return times
 
 
 def blas_report(kind: str) -> str:

@@ -46,9 +46,11 @@ by the driver, float64 for the distances; a contender whose result is off is rep
 not timed, and the script exits with status 1). Then ``--rounds`` rounds: each runs every
 contender once, in turn (the order rotates by one each round), a contender's time being the
 median of ``--repeat`` calls (ranks synchronized before and after each call). Printed as
-markdown: the median time of each contender; per xdist configuration the ratio best peer /
-xdist (above 1: xdist faster; the best peer of each round, so the ratio of a round compares
-times taken moments apart) per round and its median; the rank scaling (1 rank / R ranks)
+markdown: the median time of each contender, and the slowest of its calls in a round over
+the fastest (the worst round: a call that sometimes runs much slower shows there); per
+xdist configuration the ratio best peer / xdist (above 1: xdist faster; the best peer of
+each round, so the ratio of a round compares times taken moments apart) per round and its
+median; the rank scaling (1 rank / R ranks)
 and the Torch backend against the NumPy backend. ``--plots DIR`` writes
 ``workloads_ratios.png`` and ``workloads_scaling.png`` (matplotlib, Agg) with a ``.txt``
 caption beside each stating the command, scale, date and load.
@@ -105,14 +107,15 @@ def start_servers(args, peers: list[str], configs: list[tuple[str, int]]) -> dic
 
 def run(args) -> dict:
     """Check, then time in interleaved rounds: {"times": {'key|op': [seconds per round]},
-    "failed": {contender: why}, "threads": {process: its thread settings}}."""
+    "spreads": {'key|op': [slowest / fastest call per round]}, "failed": {contender: why},
+    "threads": {process: its thread settings}}."""
     workloads = [w for w in WORKLOADS if w in args.only]
     peers = [g for g in PEER_GROUPS if g in args.peers]
     cases = [c for c in CASES if c[0] in workloads]
     # peers that none of the selected workloads uses are not started
     peers = [g for g in peers if any(g == p[0] for c in cases for p in c[2])]
     servers = start_servers(args, peers, args.configs)
-    out = {"times": {}, "failed": {}, "threads": {}}
+    out = {"times": {}, "spreads": {}, "failed": {}, "threads": {}}
     try:
         for w in workloads:
             t0 = time.monotonic()
@@ -127,7 +130,8 @@ def run(args) -> dict:
                 flush=True,
             )
             for (key, op), ts in times.items():
-                out["times"][f"{json.dumps(key)}|{op}"] = ts
+                out["times"][f"{json.dumps(key)}|{op}"] = [t for t, _ in ts]
+                out["spreads"][f"{json.dumps(key)}|{op}"] = [s for _, s in ts]
     finally:
         for s in servers.values():
             s.close()
@@ -176,7 +180,8 @@ def check(servers: dict, w: str, args, out: dict) -> list:
 
 def time_rounds(servers: dict, contenders: list, args, out: dict) -> dict:
     """``--rounds`` rounds, each timing every contender once, in turn, the order rotated by
-    one each round: {(server key, op): [seconds per round]} (NaN where a call failed)."""
+    one each round: {(server key, op): [(seconds, slowest / fastest call) per round]} (NaN
+    where a call failed)."""
     times = {c: [] for c in contenders}
     for r in range(args.rounds):
         shift = r % max(1, len(contenders))
@@ -184,9 +189,9 @@ def time_rounds(servers: dict, contenders: list, args, out: dict) -> dict:
             reply = servers[key].ask(cmd="time", op=op, repeat=args.repeat)
             if "error" in reply:
                 out["failed"][f"{label(key)} {op}"] = reply["error"].strip()
-                times[(key, op)].append(float("nan"))
+                times[(key, op)].append((float("nan"), float("nan")))
             else:
-                times[(key, op)].append(reply["time"])
+                times[(key, op)].append((reply["time"], reply["spread"]))
     return times
 
 

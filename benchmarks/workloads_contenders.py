@@ -14,7 +14,7 @@ import os
 import traceback
 
 import numpy as np
-from harness import answer, blas_report, command, timed
+from harness import answer, blas_report, command, median, timed_calls
 from workloads_cases import (
     KMEANS_ITERS,
     KMEANS_K,
@@ -272,7 +272,8 @@ def serve(kind: str) -> None:
                         del ops[op]
                 reply = {"results": results, "threads": _threads(kind)}
             elif msg["cmd"] == "time":
-                reply = {"time": timed(ops[msg["op"]][0], msg["repeat"], mpi)}
+                calls = timed_calls(ops[msg["op"]][0], msg["repeat"], mpi)
+                reply = {"time": median(calls), "spread": max(calls) / min(calls)}
             elif msg["cmd"] == "free":
                 ops, results = {}, {}
                 gc.collect()

@@ -70,6 +70,11 @@ def _times(out: dict, key, op: str) -> list[float] | None:
     return out["times"].get(f"{json.dumps(key)}|{op}")
 
 
+def _spreads(out: dict, key, op: str) -> list[float]:
+    """The per-round slowest / fastest call of one contender's op (none in older records)."""
+    return out.get("spreads", {}).get(f"{json.dumps(key)}|{op}", [])
+
+
 def _fmt(v: float) -> str:
     return "-" if v != v else f"{v:.3g}" if v < 1 else f"{v:.2f}"
 
@@ -82,16 +87,19 @@ def tables(out: dict, args) -> dict:
         f"\n### Seconds (median of {args.rounds} rounds; each round's time the median of "
         f"{args.repeat} calls)\n"
     )
-    print("| case | contender | median s | per round |")
-    print("|---|---|---|---|")
+    print("| case | contender | median s | per round | slowest / fastest call, worst round |")
+    print("|---|---|---|---|---|")
     ratios, best_names = {}, {}
     for _, name, peers, xop in cases:
         rows = [(_peer_label(p), _times(out, p[0], p[1])) for p in peers]
         rows += [(label(c), _times(out, list(c), xop)) for c in configs]
-        for who, ts in rows:
+        spreads = [_spreads(out, p[0], p[1]) for p in peers]
+        spreads += [_spreads(out, list(c), xop) for c in configs]
+        for (who, ts), sp in zip(rows, spreads):
             if ts:
                 per = ", ".join(_fmt(t) for t in ts)
-                print(f"| {name} | {who} | {_fmt(median(ts))} | {per} |")
+                worst = max((v for v in sp if v == v), default=float("nan"))
+                print(f"| {name} | {who} | {_fmt(median(ts))} | {per} | {_fmt(worst)} |")
         peer_ts = [(p, _times(out, p[0], p[1])) for p in peers]
         peer_ts = [(p, ts) for p, ts in peer_ts if ts]
         if not peer_ts:

@@ -121,6 +121,7 @@ def test_smoke_run(tmp_path):
         assert f"| {case} | NumPy 1 thread |" in out
         assert f"| {case} | xdist numpy 1 rank |" in out
         assert f"| {case} | xdist numpy 2 ranks |" in out
+    assert "| median s | per round | slowest / fastest call, worst round |" in out
     assert "### Best peer / xdist" in out
     if plots:
         for name in ("workloads_ratios.png", "workloads_scaling.png"):
