@@ -1,13 +1,12 @@
 """Large blocks that xdist allocates, kept for reuse when the arrays that hold them are gone.
 
 A new block of many megabytes costs its page faults: the kernel maps and zeroes each page on
-the first write. NumPy asks for transparent huge pages, and 800 MB of them still cost 80 ms
-(10000 x 20000 float32, one rank's block of a 20000-sample distance matrix), as much as the
-GEMM that fills them; Torch's 4 KiB pages cost 300 ms. Under a hypervisor that takes back the
-memory a guest frees (free page reporting), the first write to memory freed seconds before
-cost 1.4-1.7 s for the same block on the machine the benchmarks ran on, so that the same call
-took 0.38 s or 1.2 s (a "slow mode"). A block this pool lends has been written before, and
-costs none of that.
+the first write. With transparent huge pages (NumPy asks for them, and xdist's Torch backend
+turns them on for Torch) 800 MB still cost 80 ms (10000 x 20000 float32, one rank's block of
+a 20000-sample distance matrix), as much as the GEMM that fills them; with 4 KiB pages, 300
+ms. On the virtual machine the benchmarks ran on, a first write to memory the process had not
+used before cost 1.4-1.7 s for the same block, so that the same call took 0.38 s or 1.2 s (a
+"slow mode"). A block this pool lends has been written before, and costs none of that.
 
 What it lends: the result blocks of fused chains (``_fusion``), NumPy arrays and Torch CPU
 tensors of at least ``_MIN_BYTES``, rounded up to ``_GRAIN``. Each block is a view of a raw
@@ -15,11 +14,10 @@ NumPy buffer through a ``_Lease``, the block's base: when the block and every vi
 (a Torch tensor made from it, a DLPack capsule, a NumPy view a user keeps) are gone, the
 lease returns the buffer. The buffer is lent again only for a block of its size class; the
 pool holds at most ``block_pool_bytes`` of buffers that nothing uses (the setting: by default
-an eighth of the node's memory divided by the ranks on it), dropping the oldest first, and
-before a miss allocates it drops the oldest until what it holds and the new buffer fit that
-bound. So a process holds at most ``block_pool_bytes`` more than without the pool, and a
-program whose blocks never repeat a size holds little. ``set_config(block_pool_bytes=0)``
-turns it off; ``xdist.empty_cache()`` drops what it holds.
+an eighth of the node's memory divided by the ranks on it), dropping the oldest returned
+first. So a process holds at most ``block_pool_bytes`` more than without the pool.
+``set_config(block_pool_bytes=0)`` turns it off; ``xdist.empty_cache()`` drops what it
+holds.
 
 A lent buffer is not zeroed: a block is written whole before it is read, as ``np.empty``'s.
 """
@@ -80,12 +78,15 @@ class _Lease:
         }
 
     def __del__(self) -> None:
-        _RETURNED.append(self.buffer)  # (atomic: never waits, whatever runs the finalizer)
-        if _LOCK.acquire(blocking=False):
-            try:
-                _take_returned()
-            finally:
-                _LOCK.release()
+        try:
+            _RETURNED.append(self.buffer)  # (atomic: never waits, whatever runs the finalizer)
+            if _LOCK.acquire(blocking=False):
+                try:
+                    _take_returned()
+                finally:
+                    _LOCK.release()
+        except (AttributeError, TypeError):  # the interpreter's exit cleared the module
+            pass
 
 
 def bound() -> int:
@@ -126,8 +127,7 @@ def _trim(limit: int) -> None:
 
 def _buffer(nbytes: int) -> np.ndarray:
     """An unused buffer of ``nbytes`` (a multiple of ``_GRAIN``): the most recently returned
-    one of that size, else a new one, made after trimming the pool so that it and the new
-    buffer fit the bound."""
+    one of that size, else a new one."""
     with _LOCK:
         _take_returned()
         same = _FREE_BY_SIZE.get(nbytes)
@@ -136,7 +136,6 @@ def _buffer(nbytes: int) -> np.ndarray:
             del _FREE[id(buffer)]
             _HELD[0] -= nbytes
             return buffer
-        _trim(max(0, bound() - nbytes))
     return np.empty(nbytes, np.uint8)
 
 
