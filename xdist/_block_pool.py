@@ -121,7 +121,8 @@ def _trim(limit: int) -> None:
     """Drop the oldest unused buffers until the pool holds at most ``limit`` bytes."""
     while _HELD[0] > limit and _FREE:
         _, buffer = _FREE.popitem(last=False)
-        _FREE_BY_SIZE[buffer.nbytes].remove(buffer)
+        same = _FREE_BY_SIZE[buffer.nbytes]
+        del same[next(i for i, b in enumerate(same) if b is buffer)]  # (not ``==``: arrays)
         _HELD[0] -= buffer.nbytes
 
 
