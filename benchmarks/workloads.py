@@ -50,10 +50,9 @@ markdown: the median time of each contender, and the slowest of its calls in a r
 the fastest (the worst round: a call that sometimes runs much slower shows there); per
 xdist configuration the ratio best peer / xdist (above 1: xdist faster; the best peer of
 each round, so the ratio of a round compares times taken moments apart) per round and its
-median; the rank scaling (1 rank / R ranks)
-and the Torch backend against the NumPy backend. ``--plots DIR`` writes
-``workloads_ratios.png`` and ``workloads_scaling.png`` (matplotlib, Agg) with a ``.txt``
-caption beside each stating the command, scale, date and load.
+median; the rank scaling (1 rank / R ranks) and the Torch backend against the NumPy backend.
+``--plots DIR`` writes ``workloads_ratios.png`` and ``workloads_scaling.png`` (matplotlib,
+Agg) with a ``.txt`` caption beside each stating the command, scale, date and load.
 
 The script is the driver (this file: the processes it starts, the checks and the rounds);
 ``workloads_cases.py`` holds the workloads' data, NumPy references and checks,

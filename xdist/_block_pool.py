@@ -24,9 +24,9 @@ A lent buffer is not zeroed: a block is written whole before it is read, as ``np
 
 from __future__ import annotations
 
+import math
 import os
 import threading
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -34,15 +34,13 @@ import numpy as np
 from ._config import get_config
 from .backends.threads import local_ranks
 
-__all__ = ["empty", "empty_cache", "held_bytes"]
+__all__ = ["empty", "empty_cache", "held_bytes", "library_empty"]
 
 _MIN_BYTES = 4 << 20  # smaller blocks come from the C library's heap, which reuses them
 _GRAIN = 2 << 20  # size classes: multiples of a huge page
 
-# buffers nothing uses, oldest first: id -> buffer (``_FREE_BY_SIZE`` indexes them by size)
-_FREE: OrderedDict[int, np.ndarray] = OrderedDict()
-_FREE_BY_SIZE: dict[int, list[np.ndarray]] = {}
-_HELD = [0]  # bytes in ``_FREE``
+# buffers nothing uses, oldest returned first (at most ``bound() / _MIN_BYTES`` of them)
+_FREE: list[np.ndarray] = []
 _LOCK = threading.Lock()
 _RETURNED: list[np.ndarray] = []  # buffers returned while the lock was held elsewhere
 _AUTO: list[int] = []  # the default bound, once per process
@@ -109,21 +107,21 @@ def _take_returned() -> None:
     limit = bound()
     while _RETURNED:
         buffer = _RETURNED.pop()
-        if buffer.nbytes > limit:
-            continue
-        _FREE[id(buffer)] = buffer
-        _FREE_BY_SIZE.setdefault(buffer.nbytes, []).append(buffer)
-        _HELD[0] += buffer.nbytes
+        if buffer.nbytes <= limit:
+            _FREE.append(buffer)
     _trim(limit)
 
 
 def _trim(limit: int) -> None:
     """Drop the oldest unused buffers until the pool holds at most ``limit`` bytes."""
-    while _HELD[0] > limit and _FREE:
-        _, buffer = _FREE.popitem(last=False)
-        same = _FREE_BY_SIZE[buffer.nbytes]
-        del same[next(i for i, b in enumerate(same) if b is buffer)]  # (not ``==``: arrays)
-        _HELD[0] -= buffer.nbytes
+    held = _held()
+    while held > limit:
+        held -= _FREE.pop(0).nbytes
+
+
+def _held() -> int:
+    """The bytes of the unused buffers (the lock held)."""
+    return sum(buffer.nbytes for buffer in _FREE)
 
 
 def _buffer(nbytes: int) -> np.ndarray:
@@ -131,12 +129,9 @@ def _buffer(nbytes: int) -> np.ndarray:
     one of that size, else a new one."""
     with _LOCK:
         _take_returned()
-        same = _FREE_BY_SIZE.get(nbytes)
-        if same:
-            buffer = same.pop()
-            del _FREE[id(buffer)]
-            _HELD[0] -= nbytes
-            return buffer
+        for i in range(len(_FREE) - 1, -1, -1):
+            if _FREE[i].nbytes == nbytes:
+                return _FREE.pop(i)
     return np.empty(nbytes, np.uint8)
 
 
@@ -144,14 +139,11 @@ def empty(like: Any, shape: tuple[int, ...]) -> Any:
     """A new block of ``shape`` of the library, dtype and device of ``like`` (a NumPy array or
     a Torch tensor), lent by the pool where it is a large NumPy array or Torch CPU tensor of a
     NumPy dtype, else the library's own."""
-    size = 1
-    for n in shape:
-        size *= n
     torch_like = not isinstance(like, np.ndarray)
     dtype = like.dtype if not torch_like else _numpy_dtype(like)
-    nbytes = size * (dtype.itemsize if dtype is not None else 0)
+    nbytes = math.prod(shape) * (dtype.itemsize if dtype is not None else 0)
     if dtype is None or nbytes < _MIN_BYTES or bound() < nbytes:
-        return like.new_empty(shape) if torch_like else np.empty(shape, like.dtype)
+        return library_empty(like, shape)
     buffer = _buffer(-(-nbytes // _GRAIN) * _GRAIN)
     block = np.asarray(_Lease(buffer, tuple(shape), dtype))
     if torch_like:
@@ -159,6 +151,12 @@ def empty(like: Any, shape: tuple[int, ...]) -> Any:
 
         return torch.from_numpy(block)  # (holds ``block``, so the lease)
     return block
+
+
+def library_empty(like: Any, shape: tuple[int, ...]) -> Any:
+    """A new block of ``shape`` of the library, dtype and device of ``like`` (a NumPy array or
+    a Torch tensor), from the library itself."""
+    return np.empty(shape, like.dtype) if isinstance(like, np.ndarray) else like.new_empty(shape)
 
 
 def _numpy_dtype(tensor: Any) -> np.dtype | None:
@@ -174,7 +172,7 @@ def held_bytes() -> int:
     """The bytes of unused buffers the pool holds."""
     with _LOCK:
         _take_returned()
-        return _HELD[0]
+        return _held()
 
 
 def empty_cache() -> None:

@@ -142,14 +142,13 @@ def _env_bytes(name: str) -> int | None:
     value = os.environ.get(name, "").strip().lower()
     if value in ("", "auto"):
         return None
+    refusal = f"{name}: expected a number of bytes >= 0 or 'auto', got {value!r}"
     try:
         parsed = int(value)
     except ValueError:
-        raise ValueError(
-            f"{name}: expected a number of bytes >= 0 or 'auto', got {value!r}"
-        ) from None
+        raise ValueError(refusal) from None
     if parsed < 0:
-        raise ValueError(f"{name}: expected a number of bytes >= 0 or 'auto', got {value!r}")
+        raise ValueError(refusal)
     return parsed
 
 

@@ -585,9 +585,9 @@ def _buffer(node: Node, specs: list, order: list[Node], buffers: list, rows: int
 
 
 def _scratch(like: Any, shape: tuple[int, ...]) -> Any:
-    """A tile buffer of ``shape`` of the library, dtype and device of ``like`` (never an
-    array's block: ``block_pool.empty`` makes those)."""
-    return np.empty(shape, like.dtype) if isinstance(like, np.ndarray) else like.new_empty(shape)
+    """A tile buffer of ``shape`` of the library, dtype and device of ``like``: the
+    library's own, never pooled (``block_pool.empty`` makes arrays' blocks)."""
+    return block_pool.library_empty(like, shape)
 
 
 def _rows_of(leaf: Any, shape: tuple[int, ...], rows: int) -> Any:
