@@ -141,26 +141,39 @@ def test_blas_threads_are_the_cores_per_rank_under_a_launcher():
 
 
 @_NEEDS_TORCH
-def test_torch_backend_asks_for_huge_pages_unless_told_otherwise():
+@pytest.mark.parametrize(
+    ("preset", "expected"),
+    [
+        ({}, ("1", "1000")),
+        ({"THP_MEM_ALLOC_ENABLE": "0", "GOMP_SPINCOUNT": "300000"}, ("0", "300000")),
+        ({"OMP_WAIT_POLICY": "ACTIVE"}, ("1", "unset")),
+    ],
+)
+def test_torch_backend_prepares_the_environment_unless_told_otherwise(preset, expected):
     """Importing the Torch backend sets ``THP_MEM_ALLOC_ENABLE=1`` (read by Torch's CPU
-    allocator at its first allocation) before Torch is imported, and keeps a user's own
-    value; the child then allocates, so the setting is the one Torch reads."""
+    allocator at its first allocation) and ``GOMP_SPINCOUNT=1000`` (read by Torch's OpenMP
+    runtime when it is loaded) before Torch is imported; a user's own value is kept, and a
+    user's ``OMP_WAIT_POLICY`` leaves the spin count to the runtime. The child then imports
+    Torch and allocates, so the settings are the ones Torch reads."""
     code = (
         "import os, xdist, torch; torch.ones(1 << 20); "
-        "print(os.environ['THP_MEM_ALLOC_ENABLE'], flush=True)"
+        "print(os.environ['THP_MEM_ALLOC_ENABLE'], os.environ.get('GOMP_SPINCOUNT', 'unset'),"
+        " flush=True)"
     )
     env = {**outside_mpi_job(), "XDIST_COMM": "self", "XDIST_BACKEND": "torch"}
-    env.pop("THP_MEM_ALLOC_ENABLE", None)
-    for preset, expected in ((None, "1"), ("0", "0")):
-        extra = {} if preset is None else {"THP_MEM_ALLOC_ENABLE": preset}
-        run = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**env, **extra},
-        )
-        assert run.returncode == 0 and run.stdout == f"{expected}\n", (run.stdout, run.stderr)
+    for name in ("THP_MEM_ALLOC_ENABLE", "GOMP_SPINCOUNT", "OMP_WAIT_POLICY"):
+        env.pop(name, None)
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, **preset},
+    )
+    assert run.returncode == 0 and run.stdout == " ".join(expected) + "\n", (
+        run.stdout,
+        run.stderr,
+    )
 
 
 @_NEEDS_TORCH
