@@ -15,7 +15,7 @@ import numpy as np
 SEED = 0
 CHUNK = 4096  # rows generated from one seed
 WORKLOADS = ("kmeans", "lasso", "moments", "cdist")
-KMEANS_K, KMEANS_ITERS, LASSO_ALPHA, LASSO_EPOCHS = 8, 30, 0.1, 20
+KMEANS_K, KMEANS_ITERS, LASSO_ALPHA, LASSO_EPOCHS = 8, 30, 0.01, 20
 
 # Each case is one row of the tables: (workload, name, its peers as (group, op), xdist's op).
 CASES = [

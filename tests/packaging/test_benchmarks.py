@@ -49,7 +49,8 @@ def test_lasso_by_hand_is_scikit_learns():
     for pre in (True, False):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tol=0: "did not converge", by design
-            m = Lasso(alpha=0.1, max_iter=20, tol=0.0, precompute=pre).fit(d["X"], d["y"])
+            m = Lasso(alpha=cases.LASSO_ALPHA, max_iter=cases.LASSO_EPOCHS, tol=0.0, precompute=pre)
+            m.fit(d["X"], d["y"])
         got = np.concatenate([m.coef_, [m.intercept_]])
         assert cases.error("lasso", ref, got) <= cases.TOLERANCE["lasso"]
     assert cases.error("lasso", ref, ref * (1 + 1e-5)) > cases.TOLERANCE["lasso"]
@@ -95,9 +96,11 @@ def test_lasso_contenders_report_their_epochs(capsys):
     assert summary(fn())[-1] == cases.LASSO_EPOCHS
     report.report_epochs({"a": cases.LASSO_EPOCHS, "b": 8})
     report.report_epochs({"a": cases.LASSO_EPOCHS})
-    first, second = capsys.readouterr().out.splitlines()
+    report.report_epochs({"a": cases.LASSO_EPOCHS, "c": cases.LASSO_EPOCHS + 1})
+    first, second, third = capsys.readouterr().out.splitlines()
     assert "but b 8 (" in first and " a " not in first
     assert second == f"- lasso: epochs run: all {cases.LASSO_EPOCHS}"
+    assert third.endswith(f" (reported c {cases.LASSO_EPOCHS + 1})") and "but" not in third
 
 
 @pytest.mark.skipif(
