@@ -32,7 +32,7 @@ from ._data_type_functions import astype
 from ._deferred import Deferred
 from ._dtypes import check_category
 from ._elementwise_functions import conj, multiply
-from ._fusion import lifted, product
+from ._fusion import lifted, pooled_product, product
 from ._layout import Layout
 from ._manipulation_functions import expand_dims, permute_dims, reshape
 from ._movement.broadcast import broadcast_shapes
@@ -209,7 +209,9 @@ def matmul(x1: _array.Array, x2: _array.Array, /) -> _array.Array:
             found = product(b1, b2, plan.out, x1)  # a chain's first function, where it can be
             if found is not None:
                 return found
-        block = xp.matmul(b1, b2)
+        block = pooled_product(b1, b2, backend) if not plan.reduce else None
+        if block is None:
+            block = xp.matmul(b1, b2)
     if plan.reduce and comm.size > 1:  # partial sums over the ranks' parts of k
         block = allreduce_block(block, "sum", comm, backend)
 

@@ -86,6 +86,56 @@ def test_a_block_still_viewed_is_not_lent():
     assert _block_pool.held_bytes() == _class_bytes(x)
 
 
+def test_a_function_run_now_writes_into_a_lent_block():
+    """A function of a block a user can write (a chain cannot read it later, so the function
+    runs now) is written into a lent block where it takes ``out=``: NumPy's ufuncs, Torch's
+    own functions; the bits are the library's own call's. A function of a small block is
+    left to the library."""
+    data = random_array((ROWS, COLS), "float64", seed=6)
+    x = distribute(data, 0)  # the user's data: not xdist's own block
+    y = x * 0.5  # runs now, into a new lent block
+    y.local  # noqa: B018
+    del y
+    gc.collect()
+    assert _block_pool.held_bytes() == _class_bytes(x)
+    held = _block_pool.held_bytes()
+    z = xdist.exp(x)
+    assert _block_pool.held_bytes() == 0  # z's block is the buffer y's was
+    assert np.array_equal(host(z.local), _eager(lambda: xdist.exp(x)))
+    w = x < 0.0  # bool: an eighth of the bytes (under 4 MiB: the library's own)
+    assert np.array_equal(host(w.local), _eager(lambda: x < 0.0))
+    del z, w
+    gc.collect()
+    assert _block_pool.held_bytes() == held
+    small = distribute(random_array((SIZE * 8, 4), "float64", seed=7), 0)
+    before = _block_pool.held_bytes()
+    s = xdist.exp(small)
+    assert np.array_equal(host(s.local), _eager(lambda: xdist.exp(small)))
+    del s
+    gc.collect()
+    assert _block_pool.held_bytes() == before  # never lent
+
+
+def test_a_product_run_now_writes_into_a_lent_block():
+    """A product that starts no chain (its rows the user's data, as large as the product) is
+    written by BLAS into a lent block on the NumPy backend: the eager call's bits."""
+    if BACKEND.name != "numpy":
+        pytest.skip("the NumPy backend's products only")
+    x = distribute(random_array((ROWS, COLS), "float64", seed=8), 0)
+    w = random_array((COLS, COLS), "float64", seed=9)
+    W = xdist.asarray(w)
+    first = x @ W
+    expected = host(x.local) @ w
+    assert np.array_equal(host(first.local), expected)
+    held = _pointer(first.local)
+    del first
+    gc.collect()
+    assert _block_pool.held_bytes() == _class_bytes(x)
+    second = x @ W
+    assert _pointer(second.local) == held
+    assert np.array_equal(host(second.local), expected)
+
+
 def test_the_pool_holds_at_most_its_bound():
     x = _source()
     one = _class_bytes(x)
