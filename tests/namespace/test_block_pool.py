@@ -136,6 +136,27 @@ def test_a_product_run_now_writes_into_a_lent_block():
     assert np.array_equal(host(second.local), expected)
 
 
+def test_a_cast_writes_into_a_lent_block():
+    """``astype`` of a large C-ordered block on the NumPy backend casts into a lent block:
+    NumPy's cast, ``astype``'s bits."""
+    if BACKEND.name != "numpy":
+        pytest.skip("the NumPy backend's casts only")
+    data = random_array((ROWS, COLS), "float64", seed=10) * 1e3
+    x = distribute(data, 0)
+    first = xdist.astype(x, xdist.float64)  # a copy: 5.6 MB a block at 3 ranks
+    assert np.array_equal(host(first.local), host(x.local))
+    held = _pointer(first.local)
+    del first
+    gc.collect()
+    assert _block_pool.held_bytes() == _class_bytes(x)
+    again = xdist.astype(x, xdist.float64)
+    assert _pointer(again.local) == held
+    assert _block_pool.held_bytes() == 0
+    for dtype in (np.float32, np.int64):  # the same bits as NumPy's (unsafe) cast
+        cast = xdist.astype(x, dtype)
+        assert np.array_equal(host(cast.local), host(x.local).astype(dtype))
+
+
 def test_the_pool_holds_at_most_its_bound():
     x = _source()
     one = _class_bytes(x)
