@@ -8,20 +8,20 @@ ms. On the virtual machine the benchmarks ran on, a first write to memory the pr
 used before cost 1.4-1.7 s for the same block, so that the same call took 0.38 s or 1.2 s (a
 "slow mode"). A block this pool lends has been written before, and costs none of that.
 
-What it lends: the result blocks of fused chains (``_fusion``), of the elementwise
-functions that run at once but take ``out=`` (``_fusion._pooled``: a function of a user's
-block, which a chain could not read later), and of the NumPy backend's products that start
-no chain (``_fusion.pooled_product``) and casts (``astype``), NumPy arrays and Torch CPU
-tensors of at least ``MIN_BYTES``, rounded up to ``_GRAIN``. Into memory written before,
-NumPy's ``a + b`` of 1,000,000 x 16 float64 takes 13 ms where into a new array it takes 22
-ms. Each block is a view of a raw NumPy buffer through a ``_Lease``, the block's base: when
-the block and every view of it (a Torch tensor made from it, a DLPack capsule, a NumPy view
-a user keeps) are gone, the lease returns the buffer. The buffer is lent again only for a block of its size
-class; the pool holds at most ``block_pool_bytes`` of buffers that nothing uses (the
-setting: by default an eighth of the node's memory divided by the ranks on it), dropping
-the oldest returned first. So a process holds at most ``block_pool_bytes`` more than
-without the pool. ``set_config(block_pool_bytes=0)`` turns it off; ``xdist.empty_cache()``
-drops what it holds.
+What it lends: the result blocks of fused chains (``_fusion``), of the elementwise functions
+that run at once but take ``out=`` (``_fusion._pooled``: a function of a user's block, which
+a chain could not read later), and of the NumPy backend's products that start no chain
+(``_fusion.pooled_product``), casts (``astype``) and local concatenations (``concat``),
+NumPy arrays and Torch CPU tensors of at least ``MIN_BYTES``, rounded up to ``_GRAIN``. Into
+memory written before, NumPy's ``a + b`` of 1,000,000 x 16 float64 takes 13 ms where into a
+new array it takes 22 ms. Each block is a view of a raw NumPy buffer through a ``_Lease``,
+the block's base: when the block and every view of it (a Torch tensor made from it, a DLPack
+capsule, a NumPy view a user keeps) are gone, the lease returns the buffer. The buffer is
+lent again only for a block of its size class; the pool holds at most ``block_pool_bytes``
+of buffers that nothing uses (the setting: by default an eighth of the node's memory divided
+by the ranks on it), dropping the oldest returned first. So a process holds at most
+``block_pool_bytes`` more than without the pool. ``set_config(block_pool_bytes=0)`` turns it
+off; ``xdist.empty_cache()`` drops what it holds.
 
 A lent buffer is not zeroed: a block is written whole before it is read, as ``np.empty``'s.
 """

@@ -157,6 +157,25 @@ def test_a_cast_writes_into_a_lent_block():
         assert np.array_equal(host(cast.local), host(x.local).astype(dtype))
 
 
+def test_a_concatenation_writes_into_a_lent_block():
+    """``concat`` of blocks that join where they are (split alike along another axis) on the
+    NumPy backend writes into a lent block: NumPy's copy."""
+    if BACKEND.name != "numpy":
+        pytest.skip("the NumPy backend's concatenations only")
+    data = random_array((ROWS, COLS // 2), "float64", seed=11)
+    x = distribute(data, 0)
+    first = xdist.concat([x, x], axis=1)  # 5.6 MB a block at 3 ranks
+    mine = host(x.local)
+    assert np.array_equal(host(first.local), np.concatenate([mine, mine], axis=1))
+    held = _pointer(first.local)
+    del first
+    gc.collect()
+    assert _block_pool.held_bytes() == _class_bytes(x)
+    again = xdist.concat([x, x], axis=1)
+    assert _pointer(again.local) == held
+    assert np.array_equal(host(again.local), np.concatenate([mine, mine], axis=1))
+
+
 def test_the_pool_holds_at_most_its_bound():
     x = _source()
     one = _class_bytes(x)

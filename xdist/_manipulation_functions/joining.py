@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _block_pool as block_pool
 from .._array import Array, wrap_block
 from .._layout import Layout, intersect
 from .._movement.collectives import allgather_ints, block_ranges, shift_exchange
@@ -33,6 +34,7 @@ from .._movement.redistribute import (
     redistribute_block,
     slice_replicated,
 )
+from .._pending import keep
 from .._validation import check_array, check_ints, check_same_context, normalize_axis
 from .shapes import expand_dims, reshape
 
@@ -146,7 +148,8 @@ def _concat(arrays: list[Array], axis: int, dtype: np.dtype) -> Array:
                 for b, lay in zip(blocks, layouts)
             ]
         )
-        return wrap_block(xp.concat(parts, axis=axis), out, first)
+        joined = _pooled_concat(parts, axis) if backend.name == "numpy" else None
+        return wrap_block(xp.concat(parts, axis=axis) if joined is None else joined, out, first)
     sources, shift = [], 0
     for block, lay, n in zip(blocks, layouts, sizes):
         moves = _concat_moves(lay, out, axis, shift, comm.rank, nranks)
@@ -163,6 +166,27 @@ def _concat(arrays: list[Array], axis: int, dtype: np.dtype) -> Array:
         first.device,
     )
     return wrap_block(local, out, first)
+
+
+def _pooled_concat(parts: list[Any], axis: int) -> Any:
+    """NumPy blocks of one dtype concatenated along ``axis`` into a block the pool lends
+    where the result is large enough to be lent: NumPy's copy, into memory written before
+    rather than new pages (two 1,000,000 x 16 float64 side by side: 49 ms into a new array,
+    36 ms into one written before). The new block is xdist's own, so a chain may read it
+    later (``keep``). ``None`` where the library makes it."""
+    if len(parts) < 2 or not all(isinstance(p, np.ndarray) for p in parts):
+        return None
+    dtype = parts[0].dtype
+    if any(p.dtype != dtype for p in parts):
+        return None
+    shape = list(parts[0].shape)
+    shape[axis] = sum(p.shape[axis] for p in parts)
+    if math.prod(shape) * dtype.itemsize < block_pool.MIN_BYTES:
+        return None
+    out = block_pool.empty(parts[0], tuple(shape))
+    np.concatenate(parts, axis=axis, out=out)
+    keep(out)
+    return out
 
 
 def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
