@@ -259,6 +259,11 @@ class Backend(Protocol):
         """Whether writing ``value`` into ``block`` may read memory it writes (copy it first)."""
         ...
 
+    def host_view(self, block: Block) -> np.ndarray | None:
+        """A NumPy array on ``block``'s own memory (no copy) where it lives in host memory
+        and NumPy may read and write it, else ``None``."""
+        ...
+
     def in_place(self, op: Callable[[Any, Any], Any], block: Block, value: Any) -> bool:
         """Apply ``op`` (``operator.iadd``, ...) in place where exact; else write nothing, False."""
         ...
@@ -511,6 +516,10 @@ class BackendBase:
         """Whether writing ``value`` (a block) into ``block`` may read memory it writes, so
         that ``value`` must be copied first. Here any block may (the caller copies)."""
         return True
+
+    def host_view(self, block: Any) -> np.ndarray | None:
+        """A NumPy array on ``block``'s own memory, or ``None``: here none."""
+        return None
 
     def in_place(self, op: Any, block: Any, value: Any) -> bool:
         """``op`` (``operator.iadd``, ``isub``, ``imul`` or ``itruediv``) applied to ``block``

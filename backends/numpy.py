@@ -154,6 +154,9 @@ class NumPyBackend(BackendBase):
     def is_c_contiguous(self, block: np.ndarray) -> bool:
         return block.flags.c_contiguous
 
+    def host_view(self, block: np.ndarray) -> np.ndarray:
+        return block
+
     def may_alias(self, block: np.ndarray, value: np.ndarray) -> bool:
         """Never: NumPy's assignment copies a source that overlaps its destination itself."""
         return False

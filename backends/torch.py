@@ -570,6 +570,13 @@ class TorchBackend(BackendBase):
         op(block, value)
         return True
 
+    def host_view(self, block: torch.Tensor) -> np.ndarray | None:
+        """``Tensor.numpy()`` of a CPU tensor of a NumPy dtype outside autograd with no
+        conjugate or negative bit pending (its own memory), else ``None``."""
+        if block.is_conj() or block.is_neg():
+            return None
+        return _numpy_view(block, _COPIED_DTYPES)
+
     def may_alias(self, block: torch.Tensor, value: torch.Tensor) -> bool:
         """Where the two share a storage: Torch refuses to write from a partly overlapping
         tensor (and copying from the same memory it writes could read written values)."""

@@ -158,10 +158,8 @@ def test_a_cast_writes_into_a_lent_block():
 
 
 def test_a_concatenation_writes_into_a_lent_block():
-    """``concat`` of blocks that join where they are (split alike along another axis) on the
-    NumPy backend writes into a lent block: NumPy's copy."""
-    if BACKEND.name != "numpy":
-        pytest.skip("the NumPy backend's concatenations only")
+    """``concat`` of blocks that join where they are (split alike along another axis) writes
+    into a lent block: NumPy's copy, on the Torch backend's CPU tensors too."""
     data = random_array((ROWS, COLS // 2), "float64", seed=11)
     x = distribute(data, 0)
     first = xdist.concat([x, x], axis=1)  # 5.6 MB a block at 3 ranks
