@@ -23,7 +23,6 @@ import numpy as np
 from . import _array
 from . import _block_pool as block_pool
 from ._dtypes import ALL_DTYPES, as_dtype
-from ._pending import keep
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -78,15 +77,14 @@ def _pooled_cast(block: Any, dtype: np.dtype) -> Any:
     """A C-ordered NumPy block cast (or copied) into a block the pool lends where the result
     is large enough to be lent: NumPy's cast, the same as ``astype``'s, into memory written
     before rather than new pages (1,000,000 x 16 float64 to float32: 11.3 ms into a new
-    array, 5.9 ms into one written before). The new block is xdist's own, so a chain may read
-    it later (``keep``). ``None`` where ``astype`` makes it."""
+    array, 5.9 ms into one written before). ``None`` where ``astype`` makes it. Not ``keep``,
+    as ``astype``'s own block is not: chains copy it or run at once, as before."""
     if not (isinstance(block, np.ndarray) and block.flags.c_contiguous and block.ndim >= 1):
         return None
     if block.size * dtype.itemsize < block_pool.MIN_BYTES:
         return None
     out = block_pool.empty(np.empty(0, dtype), block.shape)
     np.copyto(out, block, casting="unsafe")
-    keep(out)
     return out
 
 
