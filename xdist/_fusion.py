@@ -218,6 +218,17 @@ def _leaf(block: Any, size: int, backend: Any, ratio: int = _SNAPSHOT_RATIO) -> 
     return None
 
 
+_SCALARS = (bool, int, float, complex, np.generic)  # operands passed to each call as they are
+
+
+def _cut(block: Any, shape: tuple[int, ...]) -> bool | None:
+    """Whether an operand ``block`` of a result of ``shape`` has the result's rows (cut into
+    its tiles; else it broadcasts, taken whole); ``None`` where it has them but not outermost
+    in memory (a tile of its rows would read memory scattered over the whole block)."""
+    cut = block.ndim == len(shape) and block.shape[0] == shape[0]
+    return None if cut and not _rows_outermost(block) else cut
+
+
 def _rows_outermost(block: Any) -> bool:
     """Whether ``block``'s first axis has its largest stride, so that a tile of rows is a
     run of its memory (not so for a transpose: ``x.T``, an axis moved last)."""
@@ -276,11 +287,11 @@ def _pooled(fn: Callable[..., Any], blocks: list[Any], shape: tuple[int, ...], b
     probe = []
     for b in blocks:
         if backend.is_block(b):
-            if getattr(b, "requires_grad", False) or not _rows_outermost(b):
+            cut = _cut(b, shape)
+            if cut is None or getattr(b, "requires_grad", False):
                 return None
-            whole = b.ndim == len(shape) and b.shape[0] == shape[0]
-            probe.append(b[:0] if whole else b)
-        elif isinstance(b, (bool, int, float, complex, np.generic)):
+            probe.append(b[:0] if cut else b)
+        elif isinstance(b, _SCALARS):
             probe.append(b)
         else:
             return None
@@ -409,7 +420,7 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
     backend = like._backend
     args, cut, probe = [], [], []
     count = 1
-    ndim, rows, size = len(shape), shape[0], math.prod(shape)
+    size = math.prod(shape)
     for x in operands:
         if isinstance(x, Pending) and x._node is not None and x._node.shape == shape:
             node = x._node
@@ -424,7 +435,7 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
                 continue
         block = x._local if isinstance(x, Array) else x
         if not backend.is_block(block):
-            if not isinstance(block, (bool, int, float, complex, np.generic)):
+            if not isinstance(block, _SCALARS):
                 return None
             args.append(block)
             cut.append(False)
@@ -435,9 +446,9 @@ def _record(fn, operands, shape, layout, like) -> Pending | None:
         leaf = _leaf(block, size, backend)
         if leaf is None:
             return None
-        sliced = leaf.ndim == ndim and leaf.shape[0] == rows
-        if sliced and not _rows_outermost(leaf):
-            return None  # (a tile of rows would read memory scattered over the whole block)
+        sliced = _cut(leaf, shape)
+        if sliced is None:
+            return None
         args.append(leaf)
         cut.append(sliced)
         probe.append(leaf[:0] if sliced else leaf)
