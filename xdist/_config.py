@@ -67,6 +67,12 @@ Settings (environment variable in brackets):
   recorded and run as one pass over memory per chain when the value is needed
   (xdist/_fusion.py); the results are the eager ones, bit for bit. The default, ``2**16``,
   leaves small blocks eager, where a pass costs less than recording; ``0`` turns fusion off.
+- ``fuse_compile_min_elements`` [``XDIST_FUSE_COMPILE_MIN_ELEMENTS``]: a fused chain of
+  NumPy's float arithmetic, ``sqrt``, ``maximum`` and ``minimum`` on blocks of at least this
+  many elements runs as one compiled loop per tile where numba is installed (the ``jit``
+  extra; xdist/_compiled.py), from the second time a chain of its kind runs; the results
+  are the same bits. The default, ``2**20``, leaves chains whose calls cost less than a
+  compilation to the library; ``0`` never compiles.
 - ``block_pool_bytes`` [``XDIST_BLOCK_POOL_BYTES``, bytes or ``auto``]: the most bytes of
   dropped result blocks of fused chains (4 MiB and more) that a process keeps for reuse, so
   that a block is written where one was before rather than page-faulted in anew
@@ -110,6 +116,7 @@ _INT32_MAX = 2**31 - 1
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _GATHER_WARNING_ELEMENTS = 2**16
 _FUSE_MIN_ELEMENTS = 2**16
+_FUSE_COMPILE_MIN_ELEMENTS = 2**20
 
 
 def _env_int(name: str, default: int, minimum: int = 1) -> int:
@@ -205,6 +212,7 @@ class Config:
     check_replicated: bool | str = True
     api_version: str = API_VERSIONS[-1]
     fuse_min_elements: int = _FUSE_MIN_ELEMENTS
+    fuse_compile_min_elements: int = _FUSE_COMPILE_MIN_ELEMENTS
     block_pool_bytes: int | None = None
 
     def __post_init__(self) -> None:
@@ -225,9 +233,10 @@ class Config:
         g = self.gather_warning_elements
         if not isinstance(g, int) or isinstance(g, bool) or g < 0:
             raise ValueError(f"set_config: gather_warning_elements must be an int >= 0, got {g!r}")
-        f = self.fuse_min_elements
-        if not isinstance(f, int) or isinstance(f, bool) or f < 0:
-            raise ValueError(f"set_config: fuse_min_elements must be an int >= 0, got {f!r}")
+        for name in ("fuse_min_elements", "fuse_compile_min_elements"):
+            f = getattr(self, name)
+            if not isinstance(f, int) or isinstance(f, bool) or f < 0:
+                raise ValueError(f"set_config: {name} must be an int >= 0, got {f!r}")
         b = self.block_pool_bytes
         if b is not None and (not isinstance(b, int) or isinstance(b, bool) or b < 0):
             raise ValueError(
@@ -272,6 +281,9 @@ _config = Config(
     check_replicated=_env_check("XDIST_CHECK_REPLICATED"),
     api_version=_env_choice("XDIST_API_VERSION", API_VERSIONS, API_VERSIONS[-1]),
     fuse_min_elements=_env_int("XDIST_FUSE_MIN_ELEMENTS", _FUSE_MIN_ELEMENTS, minimum=0),
+    fuse_compile_min_elements=_env_int(
+        "XDIST_FUSE_COMPILE_MIN_ELEMENTS", _FUSE_COMPILE_MIN_ELEMENTS, minimum=0
+    ),
     block_pool_bytes=_env_bytes("XDIST_BLOCK_POOL_BYTES"),
 )
 

@@ -72,6 +72,7 @@ from typing import Any
 import numpy as np
 
 from . import _block_pool as block_pool
+from . import _compiled as compiled
 from ._array import Array, _assign_inplace, wrap_block
 from ._config import get_config
 from ._deferred import Deferred
@@ -606,24 +607,43 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
     same = all(node.err == err for node in order)
     values: list[Any] = [None] * len(order)
     parts = []
+
+    def call(i: int, r0: int, r1: int) -> None:
+        fn, specs, out, into = plan[i]
+        args = [
+            values[a] if k == 0 else a[r0:r1] if k == 1 else a[: r1 - r0] if k == 3 else a
+            for k, a in specs
+        ]
+        kwargs = {}
+        if into is not None:
+            kwargs["out"] = into[r0:r1] if into is out else into[: r1 - r0]
+        if same:
+            v = fn(*args, **kwargs)
+        else:
+            with np.errstate(**order[i].err):
+                v = fn(*args, **kwargs)
+        values[i] = v
+        if out is not None and into is None:
+            out[r0:r1] = v
+
+    # one compiled loop per tile where the chain's functions allow it (``_compiled``); a
+    # product's tile is BLAS's as before, made first
+    loop = None
+    if len(order) > 1:
+        loop = compiled.tiles(order, outs, shape, rows, over=donor is not None)
+    heads = [i for i in range(loop.last + 1) if order[i].product] if loop is not None else []
     for r0 in range(0, shape[0], rows):
         r1 = min(r0 + rows, shape[0])
-        for i, (fn, specs, out, into) in enumerate(plan):
-            args = [
-                values[a] if k == 0 else a[r0:r1] if k == 1 else a[: r1 - r0] if k == 3 else a
-                for k, a in specs
-            ]
-            kwargs = {}
-            if into is not None:
-                kwargs["out"] = into[r0:r1] if into is out else into[: r1 - r0]
-            if same:
-                v = fn(*args, **kwargs)
-            else:
-                with np.errstate(**order[i].err):
-                    v = fn(*args, **kwargs)
-            values[i] = v
-            if out is not None and into is None:
-                out[r0:r1] = v
+        start = 0
+        if loop is not None:
+            for i in heads:
+                call(i, r0, r1)
+            value = loop.run(r0, r1, values)
+            if value is not None:  # (else the loop found a value not finite: calls run it)
+                values[loop.last], start = value, loop.last + 1
+        for i in range(start, len(plan)):
+            if i not in heads:
+                call(i, r0, r1)
         if reduce is not None:
             parts.append(reduce(values[-1]))
     for node, out in zip(order, outs):
