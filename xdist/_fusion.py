@@ -51,6 +51,11 @@ Invisible to code written against the standard:
 - **In-place operators** on a pending array (``G *= -2``) extend its chain: no block is
   written, since none has been made, and chains recorded before read the value before.
 
+Where numba is installed, a chain of float arithmetic, ``maximum``, ``minimum`` and ``sqrt``
+on blocks of at least ``fuse_compile_min_elements`` elements runs each tile as one compiled
+loop instead of one call per function (``_compiled``): the same bits, each element through
+every function in registers.
+
 What is fused: the standard's unary and binary elementwise functions and operators,
 ``clip``, ``where`` and ``xdist.special``'s functions, on the NumPy backend and the Torch
 backend on the CPU (not under autograd), where the block has at least ``fuse_min_elements``
@@ -470,7 +475,7 @@ def _writes(fn: Callable[..., Any], probe: list[Any], empty: Any) -> bool:
     wrappers and views do not)."""
     if isinstance(empty, np.ndarray):
         return type(fn) is np.ufunc and fn.nout == 1
-    if not getattr(fn, "__module__", "").startswith("torch"):
+    if not getattr(fn, "__module__", "").startswith(("torch", "xdist.backends.torch")):
         return False
     # the answer depends on the function and its arguments' kinds, not their shapes: tried
     # once per kind (a try costs about half of recording a function)
