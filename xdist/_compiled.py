@@ -154,7 +154,9 @@ def tiles(
     read no value of the run but its last; those then run as the library's calls on the
     tile. A product's node (``node.product``) is read as its tile, made before. ``over``: the
     root's block is one the chain reads (``_fusion``'s donor), which a tile's loop then writes
-    only once every value of the tile is known to be finite, from a tile buffer."""
+    from a tile buffer: only once every value of the tile is known to be finite, and never
+    while reading it (a loop whose output may alias an input runs without vector
+    instructions: 0.57 s against 0.19 s over a 20000 x 20000 float32 block)."""
     limit = get_config().fuse_compile_min_elements
     if not limit or math.prod(shape) < limit or len(shape) not in (1, 2) or _NUMBA == [False]:
         return None
@@ -193,7 +195,7 @@ def tiles(
     last = outs[end - 1]
     root = None if last is None else (last, view(last))
     tile = None
-    if root is None or (over and end == len(order) and key[2]):
+    if root is None or (over and end == len(order)):
         empty = order[end - 1].empty
         buffer = (
             empty.new_empty((rows, *shape[1:]))
