@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _block_pool as block_pool
 from ._config import get_config
 
 __all__ = ["Tiles", "tiles"]
@@ -97,7 +98,7 @@ class Tiles:
 
     __slots__ = ("key", "loop", "view", "inputs", "scalars", "outs", "root", "tile", "flat", "last")
 
-    def __init__(self, key, loop, view, inputs, scalars, outs, root, tile, flat) -> None:
+    def __init__(self, key, loop, view, inputs, scalars, outs, root, tile, flat, last) -> None:
         self.key = key
         self.loop = loop
         self.view = view  # a block -> a NumPy array on its memory
@@ -107,7 +108,7 @@ class Tiles:
         self.root = root  # (the root's block, a NumPy array on it), or None
         self.tile = tile  # (a tile buffer, a NumPy array on it) for the root's tile, or None
         self.flat = flat  # a 1-d chain: tiles are viewed as (rows, 1)
-        self.last = -1  # the position in the chain of the last value the loop makes
+        self.last = last  # the position in the chain of the last value the loop makes
 
     def run(self, r0: int, r1: int, values: list[Any]) -> Any:
         """The value of the loop's last node on rows ``r0:r1`` (a block of the chain's
@@ -196,16 +197,9 @@ def tiles(
     root = None if last is None else (last, view(last))
     tile = None
     if root is None or (over and end == len(order)):
-        empty = order[end - 1].empty
-        buffer = (
-            empty.new_empty((rows, *shape[1:]))
-            if view is not _same
-            else np.empty((rows, *shape[1:]), empty.dtype)
-        )
+        buffer = block_pool.library_empty(order[end - 1].empty, (rows, *shape[1:]))
         tile = (buffer, view(buffer))
-    found = Tiles(key, loop, view, inputs, scalars, written, root, tile, len(shape) == 1)
-    found.last = end - 1
-    return found
+    return Tiles(key, loop, view, inputs, scalars, written, root, tile, len(shape) == 1, end - 1)
 
 
 def _computed(node: Any, view, names) -> bool:
@@ -268,9 +262,10 @@ _TORCH_NAMES: dict[Any, str] = {}
 
 
 def _kind(order, outs, shape, view, names, checks):
-    """``(key, inputs, scalars)`` of a compilable chain, else ``None``: the key names the
-    loop (the functions, dtypes, how each argument is read, which values are written and
-    whether values are checked), the rest is what each tile passes it."""
+    """``(key, inputs, scalars)`` of a chain whose every node the loop computes
+    (``_computed``), else ``None``: the key names the loop (the functions, dtypes, how each
+    argument is read, which values are written and whether values are checked), the rest is
+    what each tile passes it."""
     position = {id(n): i for i, n in enumerate(order)}
     inputs: list[tuple[Any, bool]] = []
     scalars: list[Any] = []
@@ -278,15 +273,11 @@ def _kind(order, outs, shape, view, names, checks):
     steps = []
     for m, node in enumerate(order):
         dtype = _dtype(node.empty, view)
-        if dtype not in _FLOATS:
-            return None
         if node.product:
             inputs.append((m, True))
             steps.append(("in", _FLOATS[dtype], len(inputs) - 1))
             continue
-        name = names.get(node.fn) if _hashable(node.fn) else None
-        if name is None:
-            return None
+        name = names[node.fn]
         err = node.err
         if checks:
             if err.get("under", "ignore") != "ignore":
@@ -303,7 +294,9 @@ def _kind(order, outs, shape, view, names, checks):
                 scalars.append(dtype.type(a))  # the library's cast of a number to the dtype
                 args.append(("s", len(scalars) - 1, dtype))
                 continue
-            a = view(a) if not isinstance(a, (str, bytes)) else None
+            if isinstance(a, (complex, np.complexfloating)):
+                return None  # (not in a float function: the library would make it complex)
+            a = view(a)  # (a block: ``_record`` passes blocks, numbers and nodes)
             if not isinstance(a, np.ndarray) or a.dtype not in _FLOATS or a.ndim > len(shape):
                 return None
             if a.ndim == 0:
@@ -344,7 +337,8 @@ def _hashable(fn: Any) -> bool:
 
 
 def _compile(key: tuple) -> Any:
-    """The numba loop of a chain's ``key``, or ``None`` where numba cannot compile it."""
+    """The numba loop of a chain's ``key`` (numba compiles it at its first call, for the
+    types of that call's arguments; ``Tiles.run`` falls back where it cannot)."""
     steps, written, check, _, n_in, n_sc = key
     body = []
     for m, step in enumerate(steps):
