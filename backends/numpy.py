@@ -8,6 +8,7 @@ from typing import Any
 import array_api_compat.numpy as xp_numpy
 import numpy as np
 
+from . import compiled_lines
 from .base import (
     LINE_CHUNK_BYTES,
     STANDARD_DTYPES,
@@ -173,6 +174,16 @@ class NumPyBackend(BackendBase):
         in the cache (``moments.chunked``), where its layout allows; else two passes."""
         found = chunked(block, axes)
         return found if found is not None else super().moments(block, axes, n)
+
+    def arg_best(self, block: np.ndarray, axis: int | None, keepdims: bool, want_max: bool):
+        """``BackendBase.arg_best``; along the short last axis of a large C-contiguous block,
+        one compiled loop over the lines where numba is installed (``compiled_lines``: the
+        same positions, several times faster)."""
+        if axis is not None and block.ndim and axis in (-1, block.ndim - 1):
+            found = compiled_lines.first_best(block, want_max)
+            if found is not None:
+                return np.expand_dims(found, axis=-1) if keepdims else found
+        return super().arg_best(block, axis, keepdims, want_max)
 
     def min_max(self, block: np.ndarray, axes: tuple[int, ...], want_max: bool) -> np.ndarray:
         """NumPy reduces the short last axis of a C-contiguous block line by line, at a
