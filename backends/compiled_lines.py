@@ -14,8 +14,10 @@ vector loop wins on long lines); float64 and int64 alike up to k=32. So lines of
 Each line's answer is NumPy's: the first position of the least (or greatest) value, equal
 values (``-0.0`` and ``0.0``) never replacing an earlier one. A block holding NaN, where
 NumPy answers the first NaN's position, is left to the library's search (one ``isnan``
-pass finds it; the loop compares without it, twice as fast). So the positions are the same
-at any rank count and with or without numba.
+pass finds it; the loop compares without it, twice as fast), as are blocks of other dtypes
+than float32, float64 and the 8- to 64-bit integers in the machine's byte order (numba's
+numbers) and blocks not C-contiguous. So the positions are the same at any rank count and
+with or without numba.
 
 Compiling the loop costs about half a second, once per dtype and process; a dtype is
 compiled the second time a block of it with at least ``MIN_ELEMENTS`` elements is searched
@@ -36,6 +38,10 @@ __all__ = ["MAX_LINE", "MIN_ELEMENTS", "first_best", "numba_available"]
 MAX_LINE = 32  # the longest line the loop searches (see the module)
 MIN_ELEMENTS = 1 << 16  # the fewest elements of a block searched by the loop
 
+# the dtypes the loop is compiled for: numba's native numbers (not float16, nor a byte order
+# not the machine's)
+_NUMBERS = "float32 float64 int8 int16 int32 int64 uint8 uint16 uint32 uint64"
+_DTYPES = frozenset(np.dtype(name) for name in _NUMBERS.split())
 _NUMBA: list[bool] = []  # whether numba imports (tried once)
 _SEEN: dict[np.dtype, int] = {}  # searches of large blocks per dtype (2: compiled)
 _LOOP: list[Any] = []  # the loop (numba compiles it for a dtype at its first call of it)
@@ -57,7 +63,7 @@ def first_best(block: Any, want_max: bool) -> np.ndarray | None:
     """The position (int64) of the first greatest (``want_max``) or least value of each line
     along the last axis of a C-contiguous NumPy ``block``, of the shape of the block without
     that axis; ``None`` where the loop does not search it (see the module)."""
-    if not isinstance(block, np.ndarray) or block.ndim == 0 or block.dtype.kind not in "iuf":
+    if not isinstance(block, np.ndarray) or block.ndim == 0 or block.dtype not in _DTYPES:
         return None
     k = block.shape[-1]
     if not 2 <= k <= MAX_LINE or block.size < MIN_ELEMENTS or not block.flags.c_contiguous:

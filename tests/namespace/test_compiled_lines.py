@@ -138,3 +138,33 @@ def test_compiled_from_a_dtypes_second_search(monkeypatch, searches):
         searches.clear()
         assert_equal(xdist.argmax(x, axis=1), expected)
         assert searches == want
+
+
+@pytest.mark.parametrize("kind", ["float16", "big-endian", "unaligned", "read-only", "strided"])
+def test_blocks_the_loop_does_not_take_are_searched_by_the_library(kind, searches):
+    """Blocks numba cannot type (float16, a byte order not the machine's) or the loop does not
+    read (not C-contiguous) get NumPy's positions from the library's search; read-only
+    memory and memory not aligned to its elements are the loop's."""
+    from xdist.backends.numpy import NumPyBackend
+
+    g = _values((600, 7), "float64", seed=8)
+    if kind == "float16":
+        block = g.astype(np.float16)
+    elif kind == "big-endian":
+        block = g.astype(">f8")
+    elif kind == "unaligned":
+        raw = np.zeros(g.nbytes + 1, dtype=np.uint8)
+        block = np.frombuffer(raw.data, dtype=np.float64, count=g.size, offset=1).reshape(g.shape)
+        block[...] = g
+    elif kind == "read-only":
+        block = g.copy()
+        block.flags.writeable = False
+    else:
+        block = np.repeat(g, 2, axis=1)[:, ::2]
+    assert np.array_equal(block, g.astype(block.dtype))
+    backend = NumPyBackend()
+    for want_max, func in ((False, np.argmin), (True, np.argmax)):
+        got = backend.arg_best(block, 1, False, want_max)
+        assert got.dtype == np.int64
+        assert np.array_equal(got, func(block, axis=1))
+    assert searches == [kind in ("read-only", "unaligned")] * 2
