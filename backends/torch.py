@@ -132,10 +132,74 @@ def _searchsorted(x1: torch.Tensor, x2: Any, /, *, side="left", sorter=None) -> 
     return lo
 
 
-def _subtract(x1: Any, x2: Any, /) -> torch.Tensor:
+def _on_host(name: str, dtypes: tuple, torch_fn: Any) -> Any:
+    """The backend's binary ``name``: NumPy's ufunc of that name on views of two CPU tensors of one
+    of ``dtypes`` outside autograd (or of one such integer tensor and a Python int that its
+    dtype holds), into ``out`` where given; else ``torch_fn``. Used where Torch's CPU kernel
+    is the slower and both give the same values and dtype: comparisons (a bool per element),
+    and integer ``+ - *`` (both wrap around). On one thread, 100000 int64: ``!=`` 56 us in
+    Torch against 19 us, ``-`` 61 against 26 us; 65536 float32 ``!=`` 42 against 6 us.
+    (Torch's float arithmetic is as fast as NumPy's, faster for a broadcast row.)"""
+
+    def fn(x1: Any, x2: Any, /, *, out: torch.Tensor | None = None) -> torch.Tensor:
+        views = _host_operands(x1, x2, dtypes)
+        into = None
+        if views is not None and out is not None:
+            into = _numpy_view(out, (out.dtype,)) if not (out.is_conj() or out.is_neg()) else None
+            if into is None:
+                views = None
+        if views is None:
+            return torch_fn(x1, x2) if out is None else torch_fn(x1, x2, out=out)
+        ufunc = getattr(np, name)
+        with np.errstate(all="ignore"):  # (Torch does not warn)
+            if into is not None:
+                ufunc(*views, out=into)
+                return out
+            return torch.from_numpy(np.asarray(ufunc(*views)))
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _host_operands(x1: Any, x2: Any, dtypes: tuple) -> tuple | None:
+    """NumPy views of ``x1`` and ``x2`` for ``_on_host``, or ``None``."""
+    if not isinstance(x1, torch.Tensor):
+        x1, x2 = x2, x1
+        swap = True
+    else:
+        swap = False
+    if not isinstance(x1, torch.Tensor) or x1.dtype not in dtypes:
+        return None
+    a = _numpy_view(x1, dtypes) if not (x1.is_conj() or x1.is_neg()) else None
+    if a is None:
+        return None
+    if isinstance(x2, torch.Tensor):
+        if x2.dtype != x1.dtype or x2.is_conj() or x2.is_neg():
+            return None
+        b = _numpy_view(x2, dtypes)
+        if b is None:
+            return None
+    elif type(x2) is int and x1.dtype in _INTEGERS:
+        info = np.iinfo(a.dtype)
+        if not info.min <= x2 <= info.max:
+            return None
+        b = x2
+    else:
+        return None
+    return (b, a) if swap else (a, b)
+
+
+_INTEGERS = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+_COMPARED = (*_INTEGERS, torch.float32, torch.float64, torch.bool)
+
+
+def _subtract(x1: Any, x2: Any, /, *, out: torch.Tensor | None = None) -> torch.Tensor:
     """Torch's ``subtract`` with complex results computed part by part, as NumPy and C99 do:
     Torch subtracts ``-1 * x2`` as a complex product, so an infinite imaginary part of
-    ``x2`` turns the real part into NaN (``(1+2j) - (1+infj)`` gave ``nan-infj``)."""
+    ``x2`` turns the real part into NaN (``(1+2j) - (1+infj)`` gave ``nan-infj``). Into
+    ``out`` where given (a real result: Torch's own)."""
+    if out is not None and not out.is_complex():
+        return xp_torch.subtract(x1, x2, out=out)
     out = xp_torch.subtract(x1, x2)
     if not out.is_complex():
         return out
@@ -402,7 +466,13 @@ _NAMESPACE = namespace_over(
     xp_torch,
     {
         "remainder": _remainder,
-        "subtract": _subtract,
+        "subtract": _on_host("subtract", _INTEGERS, _subtract),
+        "add": _on_host("add", _INTEGERS, xp_torch.add),
+        "multiply": _on_host("multiply", _INTEGERS, xp_torch.multiply),
+        **{
+            name: _on_host(name, _COMPARED, getattr(xp_torch, name))
+            for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+        },
         "pow": _pow,
         "diff": _diff,
         "acos": _acos,

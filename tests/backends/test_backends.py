@@ -354,6 +354,79 @@ def test_torch_concat_arg_best_item_and_unstack_through_numpy_views(monkeypatch)
 
 
 @_NEEDS_TORCH
+@pytest.mark.parametrize(
+    "name", ["add", "subtract", "multiply", "equal", "not_equal", "less", "less_equal",
+             "greater", "greater_equal"]
+)  # fmt: skip
+def test_torch_comparisons_and_integer_arithmetic_through_numpy_views(name, monkeypatch):
+    """The Torch backend's comparisons (integers, floats, bools) and integer ``+ - *`` of
+    two CPU tensors of one dtype, or of an integer tensor and a Python int its dtype holds,
+    run NumPy's ufunc on views: Torch's own values and dtype, broadcast, 0-d, NaN, integers
+    wrapping around, into ``out=``; float arithmetic, mixed dtypes, ints out of the dtype's
+    range, lazy negations and tensors under autograd stay Torch's."""
+    import torch
+    from array_api_compat import torch as compat
+
+    from xdist.backends import torch as backend_module
+
+    fn, torch_fn = getattr(backend_module.backend().xp, name), getattr(compat, name)
+    ufunc = getattr(np, name)
+    calls = []
+
+    class Counted:  # the ufunc, its calls counted (``reduce`` and the rest as they are)
+        def __call__(self, *args, **kwargs):
+            calls.append(1)
+            return ufunc(*args, **kwargs)
+
+        def __getattr__(self, attr):
+            return getattr(ufunc, attr)
+
+    monkeypatch.setattr(backend_module.np, name, Counted())
+    compare = name not in ("add", "subtract", "multiply")
+    rng = np.random.default_rng(3)
+    dtypes = [np.int8, np.uint8, np.int16, np.int32, np.int64]
+    dtypes += [np.float32, np.float64, np.bool_] if compare else []
+    for dtype in dtypes:
+        info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
+        if info is not None:
+            a = rng.integers(info.min, info.max, size=(6, 5), dtype=dtype, endpoint=True)
+            a[0, :2] = (info.min, info.max)  # (wrapping around)
+        elif dtype is np.bool_:
+            a = rng.random((6, 5)) < 0.5
+        else:
+            a = rng.standard_normal((6, 5)).astype(dtype)
+            a[1, 1] = np.nan
+        b = a[::-1].copy()
+        pairs = [(a, b), (a, b[2]), (a[0, 0], b[3, 3]), (a[:, :1], b[3])]
+        if info is not None:
+            pairs += [(a, 3), (7, b), (a, int(info.max)), (int(info.min), b)]
+        for x1, x2 in pairs:
+            t1 = torch.from_numpy(np.asarray(x1)) if isinstance(x1, np.ndarray | np.generic) else x1
+            t2 = torch.from_numpy(np.asarray(x2)) if isinstance(x2, np.ndarray | np.generic) else x2
+            calls.clear()
+            got = fn(t1, t2)
+            assert calls == [1]
+            want = torch_fn(t1, t2)
+            assert got.dtype == want.dtype and torch.equal(got, want), (dtype, x1, x2)
+            out = torch.empty_like(want)
+            assert fn(t1, t2, out=out) is out and torch.equal(out, want)
+    t = torch.arange(6, dtype=torch.int16, device="cpu")
+    others = [
+        (t, 40000),  # not an int16
+        (t, t.to(torch.int32)),  # two dtypes: Torch promotes
+        (t.to(torch.float32), t.to(torch.float32)) if not compare else (t, 2.5),
+        (torch._neg_view(t.to(torch.float32)), t.to(torch.float32)),
+        (t.to(torch.float64).requires_grad_(), t.to(torch.float64)),
+    ]
+    calls.clear()
+    for x1, x2 in others:
+        want = torch_fn(x1.detach(), x2) if isinstance(x1, torch.Tensor) else torch_fn(x1, x2)
+        got = fn(x1, x2)
+        assert got.dtype == want.dtype and torch.equal(got.detach(), want.detach())
+    assert not calls
+
+
+@_NEEDS_TORCH
 def test_torch_select_and_vecdot_through_numpy_views(monkeypatch):
     """The Torch backend's CPU selection by a mask over the whole block or over the leading
     axes of a contiguous block, and its ``vecdot`` along the last axis of real floating
