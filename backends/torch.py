@@ -145,7 +145,7 @@ def _on_host(name: str, dtypes: tuple, torch_fn: Any) -> Any:
         views = _host_operands(x1, x2, dtypes)
         into = None
         if views is not None and out is not None:
-            into = _numpy_view(out, (out.dtype,)) if not (out.is_conj() or out.is_neg()) else None
+            into = _own_view(out, (out.dtype,))
             if into is None:
                 views = None
         if views is None:
@@ -170,13 +170,11 @@ def _host_operands(x1: Any, x2: Any, dtypes: tuple) -> tuple | None:
         swap = False
     if not isinstance(x1, torch.Tensor) or x1.dtype not in dtypes:
         return None
-    a = _numpy_view(x1, dtypes) if not (x1.is_conj() or x1.is_neg()) else None
+    a = _own_view(x1, dtypes)
     if a is None:
         return None
     if isinstance(x2, torch.Tensor):
-        if x2.dtype != x1.dtype or x2.is_conj() or x2.is_neg():
-            return None
-        b = _numpy_view(x2, dtypes)
+        b = _own_view(x2, dtypes) if x2.dtype == x1.dtype else None
         if b is None:
             return None
     elif type(x2) is int and x1.dtype in _INTEGERS:
@@ -243,7 +241,7 @@ def _sqrt(x: Any, /, *, out: torch.Tensor | None = None) -> torch.Tensor:
         return torch.sqrt(x) if out is None else torch.sqrt(x, out=out)
     into = None
     if out is not None:
-        into = _numpy_view(out, (x.dtype,)) if not (out.is_conj() or out.is_neg()) else None
+        into = _own_view(out, (x.dtype,))
         if into is None or into.shape != view.shape:
             return torch.sqrt(x, out=out)
     if into is None:  # (a new array: of a 0-d view too, where NumPy would give a scalar)
@@ -460,6 +458,15 @@ def _numpy_view(x: torch.Tensor, dtypes: tuple) -> np.ndarray | None:
     return x.resolve_conj().resolve_neg().numpy()
 
 
+def _own_view(x: torch.Tensor, dtypes: tuple) -> np.ndarray | None:
+    """``_numpy_view`` of ``x`` where it is ``x``'s own memory (no conjugate or negative bit
+    pending, which ``_numpy_view`` would resolve into a copy): a view that may be written,
+    or read as ``x``'s memory; else ``None``."""
+    if x.is_conj() or x.is_neg():
+        return None
+    return _numpy_view(x, dtypes)
+
+
 # array-api-compat's torch namespace, with the functions above in place of its own
 _NAMESPACE = namespace_over(
     f"{__name__}.namespace",
@@ -668,9 +675,7 @@ class TorchBackend(BackendBase):
     def host_view(self, block: torch.Tensor) -> np.ndarray | None:
         """``Tensor.numpy()`` of a CPU tensor of a NumPy dtype outside autograd with no
         conjugate or negative bit pending (its own memory), else ``None``."""
-        if block.is_conj() or block.is_neg():
-            return None
-        return _numpy_view(block, _COPIED_DTYPES)
+        return _own_view(block, _COPIED_DTYPES)
 
     def may_alias(self, block: torch.Tensor, value: torch.Tensor) -> bool:
         """Where the two share a storage: Torch refuses to write from a partly overlapping
