@@ -10,7 +10,7 @@ import gc
 
 import numpy as np
 import pytest
-from helpers import BACKEND, ON_HOST, SIZE, distribute, host, random_array
+from helpers import BACKEND, ON_HOST, RANK, SIZE, distribute, host, random_array
 
 import xdist
 from xdist import _block_pool
@@ -172,6 +172,58 @@ def test_a_concatenation_writes_into_a_lent_block():
     again = xdist.concat([x, x], axis=1)
     assert _pointer(again.local) == held
     assert np.array_equal(host(again.local), np.concatenate([mine, mine], axis=1))
+
+
+@pytest.mark.skipif(SIZE < 2, reason="at one rank a selection reads its own block, no exchange")
+@pytest.mark.parametrize("counts", ["balanced", "uneven"])
+def test_a_shuffled_selection_runs_in_lent_memory(counts):
+    """``x[r]`` with replicated shuffled indices (``train_test_split``'s, a shuffled fold's):
+    the rows a rank gathers and sends, the rows it receives and its result block are lent by
+    the pool, so that the same selection again takes no new memory; the rows are NumPy's."""
+    data = random_array((ROWS, COLS), "float64", seed=7)
+    cuts = None if counts == "balanced" else [ROWS - 700, 700] + [0] * (SIZE - 2)
+    x = distribute(data, 0, cuts)
+    r = distribute(np.random.default_rng(3).permutation(ROWS)[: ROWS - 5], None)
+    want = data[host(r.local)]
+    y = x[r]
+    first = _pointer(y.local)
+    lo = sum(y.counts[:RANK])
+    assert np.array_equal(host(y.local), want[lo : lo + y.lshape[0]])
+    del y
+    gc.collect()
+    free = {int(b.ctypes.data) for b in _block_pool._FREE}
+    assert first in free  # the result was lent, and returned with the array
+    held = _block_pool.held_bytes()
+    for _ in range(2):
+        z = x[r]
+        assert _pointer(z.local) in free
+        assert np.array_equal(host(z.local), want[lo : lo + z.lshape[0]])
+        del z
+        gc.collect()
+        assert _block_pool.held_bytes() == held  # nothing new taken from the system
+        assert {int(b.ctypes.data) for b in _block_pool._FREE} == free
+
+
+@pytest.mark.skipif(SIZE < 2, reason="one rank sends no MPI message (its transport copies)")
+def test_the_transport_receives_into_lent_buffers():
+    """A large ``alltoallv``'s (and ``allgatherv``'s) receive buffer is lent by the pool and,
+    once dropped, lent to the next message of its size; what arrives is what was sent."""
+    comm = xdist.default_comm()
+    per = (5 * MIB) // 8 // SIZE + 1  # float64 elements to each rank: 5 MiB received
+    sent = np.arange(per * SIZE, dtype=np.float64) + RANK * per * SIZE
+    want = np.concatenate([np.arange(per) + q * per * SIZE + RANK * per for q in range(SIZE)])
+    got = comm.alltoallv(sent, [per] * SIZE, [per] * SIZE)
+    assert isinstance(got.base, _block_pool._Lease)
+    np.testing.assert_array_equal(got, want)
+    at = _pointer(got)
+    del got
+    gc.collect()
+    assert _block_pool.held_bytes() > 0
+    again = comm.allgatherv(sent[:per], [per] * SIZE)  # the same size: the same buffer
+    assert _pointer(again) == at
+    np.testing.assert_array_equal(
+        again, np.concatenate([np.arange(per) + q * per * SIZE for q in range(SIZE)])
+    )
 
 
 def test_the_pool_holds_at_most_its_bound():

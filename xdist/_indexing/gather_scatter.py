@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import _array
+from .. import _block_pool as block_pool
 from .._movement.collectives import (
     allgather_block,
     alltoallv_host,
@@ -218,19 +219,21 @@ def fetch_spread(
     owners = layout.owners(host[:, j], compact=True)
     mine = np.flatnonzero(owners == comm.rank)  # positions, ascending: grouped by destination
     offset = layout.offsets[comm.rank]
-    vals = gather_local(
-        src._local, adv, block_coords(host[mine], offset, j, backend, src.device), backend
-    )
+    view = backend.host_view(src._local) if len(adv) == 1 else None
+    if view is not None:  # a host block: its rows gathered into memory the pool lends
+        sent = pooled_take(_adv_first(view, adv, np), host[mine, 0] - offset)
+    else:
+        coords_here = block_coords(host[mine], offset, j, backend, src.device)
+        sent = backend.to_host(gather_local(src._local, adv, coords_here, backend))
     lo = sum(counts[: comm.rank])
     held = owners[lo : lo + counts[comm.rank]]
-    rest = tuple(vals.shape[1:])
+    rest = tuple(sent.shape[1:])
     width = int(np.prod(rest, dtype=np.int64))
     sendcounts = np.diff(np.searchsorted(mine, np.cumsum((0, *counts)))) * width
     recvcounts = np.bincount(held, minlength=comm.size) * width
-    sent = backend.to_host(vals).reshape(-1)
-    del vals  # the sent rows are freed before the result is ordered: about two blocks held
+    sent = sent.reshape(-1)
     got = alltoallv_host(sent, sendcounts, recvcounts, comm).reshape((-1, *rest))
-    del sent
+    del sent  # the sent rows are freed before the result is ordered: about two blocks held
     return backend.from_host(_interleaved(got, held, comm.size), src.device)
 
 
@@ -253,13 +256,23 @@ def _interleaved(got: np.ndarray, held: np.ndarray, size: int) -> np.ndarray:
         order = np.argsort(keys, kind="stable")
         row = np.empty_like(order)
         row[order] = np.arange(order.size)
-    return np.take(got, row, axis=0)
+    return pooled_take(got, row)
 
 
 # Up to this many owners, ``_interleaved`` numbers each owner's positions in a pass of its
 # own: 1.1 ms against 1.9 ms for the sort at 2 owners of 375000 positions, the sort's two
 # radix passes cheaper from about 8 owners.
 _FEW_OWNERS = 4
+
+
+def pooled_take(block: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``block[rows]`` along the first axis, ``rows`` in bounds (non-negative), into a block
+    the pool lends (``block_pool.empty``: memory written before, no page faults). NumPy's
+    ``take`` writes into ``out=`` directly only in a mode other than ``"raise"`` (it buffers
+    the whole result otherwise); ``"clip"`` changes no index in bounds. 500000 x 16 float64,
+    375000 rows: 11 ms into memory written before, against 16 ms into a new array."""
+    out = block_pool.empty(block, (rows.shape[0], *block.shape[1:]))
+    return np.take(block, rows, axis=0, out=out, mode="clip")
 
 
 def store(

@@ -29,6 +29,7 @@ from functools import cache
 import numpy as np
 from mpi4py import MPI
 
+from .. import _block_pool as block_pool
 from .._config import get_config
 from . import watchdog
 from .comm import (
@@ -101,7 +102,7 @@ def _empty(like: np.ndarray | DeviceBuffer, n: int, scale: int):
     if isinstance(like, DeviceBuffer):
         out = like.empty(n)
         return out, out.data
-    out = np.empty(n, dtype=like.dtype)
+    out = block_pool.empty(like, (n,))  # a large one lent by the pool: no page faults
     return out, (out.view(np.uint8) if scale != 1 else out)
 
 
