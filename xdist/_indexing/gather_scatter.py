@@ -74,10 +74,16 @@ def _adv_first(block: Any, adv: tuple[int, ...], xp: Any) -> Any:
 
 def gather_local(block: Any, adv: tuple[int, ...], coords: list[Any], backend: Backend) -> Any:
     """``(m, *rest)``: the sub-blocks of ``block`` at the ``m`` coordinates ``coords`` (one
-    int64 array per axis of ``adv``, in block indices) over the other axes."""
+    int64 array per axis of ``adv``, in block indices, in bounds: every caller has checked
+    them) over the other axes. Along one axis of a host block, into memory the pool lends
+    (``pooled_take``)."""
     xp = backend.xp
     view = _adv_first(block, adv, xp)
     if len(adv) == 1:
+        rows = backend.host_view(coords[0])
+        host = None if rows is None else backend.host_view(view)
+        if host is not None:
+            return backend.from_host(pooled_take(host, rows), backend.device_of(block))
         out = xp.take(view, coords[0], axis=0)
     else:
         out = view[(*coords, Ellipsis)]
@@ -219,12 +225,8 @@ def fetch_spread(
     owners = layout.owners(host[:, j], compact=True)
     mine = np.flatnonzero(owners == comm.rank)  # positions, ascending: grouped by destination
     offset = layout.offsets[comm.rank]
-    view = backend.host_view(src._local) if len(adv) == 1 else None
-    if view is not None:  # a host block: its rows gathered into memory the pool lends
-        sent = pooled_take(_adv_first(view, adv, np), host[mine, 0] - offset)
-    else:
-        coords_here = block_coords(host[mine], offset, j, backend, src.device)
-        sent = backend.to_host(gather_local(src._local, adv, coords_here, backend))
+    coords_here = block_coords(host[mine], offset, j, backend, src.device)
+    sent = backend.to_host(gather_local(src._local, adv, coords_here, backend))
     lo = sum(counts[: comm.rank])
     held = owners[lo : lo + counts[comm.rank]]
     rest = tuple(sent.shape[1:])
