@@ -19,7 +19,16 @@ than float32, float64 and the 8- to 64-bit integers in the machine's byte order 
 numbers) and blocks not C-contiguous. So the positions are the same at any rank count and
 with or without numba.
 
-Compiling the loop costs about half a second, once per dtype and process; a dtype is
+Sums along a last axis of ``SUM_LINES`` (8 to 128 elements: a row's squared features, a
+sample's class scores) are NumPy's own order, compiled: NumPy sums each line pairwise
+(eight running sums over the line, then ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 +
+r7))``, then the remainder one by one, added to ``+0.0``) at a fixed cost per line, and
+``line_sums`` runs the same additions in that order over every line in one loop: the same
+bits, signed zeros, infinities and NaN included (float32 and float64 lines, float32 ones
+also into float64). 250000 lines of 16 float64: 1.9 ms against NumPy's 4.9 ms; of 32
+float32: 2.2 against 5.6 ms; of 128 float64 (100000): 3.4 against 4.0 ms.
+
+Compiling a loop costs about half a second, once per dtype and process; a dtype is
 compiled the second time a block of it with at least ``MIN_ELEMENTS`` elements is searched
 (a single search does not repay it), where ``fuse_compile_min_elements`` (the compiled
 loops' setting) is not ``0``.
@@ -33,10 +42,11 @@ import numpy as np
 
 from .._config import get_config
 
-__all__ = ["MAX_LINE", "MIN_ELEMENTS", "first_best", "numba_available"]
+__all__ = ["MAX_LINE", "MIN_ELEMENTS", "SUM_LINES", "first_best", "line_sums", "numba_available"]
 
 MAX_LINE = 32  # the longest line the loop searches (see the module)
-MIN_ELEMENTS = 1 << 16  # the fewest elements of a block searched by the loop
+MIN_ELEMENTS = 1 << 16  # the fewest elements of a block searched or summed by a loop
+SUM_LINES = range(8, 129)  # the line lengths ``line_sums`` adds (NumPy's pairwise below 129)
 
 # the dtypes the loop is compiled for: numba's native numbers (not float16, nor a byte order
 # not the machine's)
@@ -45,6 +55,8 @@ _DTYPES = frozenset(np.dtype(name) for name in _NUMBERS.split())
 _NUMBA: list[bool] = []  # whether numba imports (tried once)
 _SEEN: dict[np.dtype, int] = {}  # searches of large blocks per dtype (2: compiled)
 _LOOP: list[Any] = []  # the loop (numba compiles it for a dtype at its first call of it)
+_SUMS: dict[np.dtype, Any] = {}  # accumulator dtype -> the sums' loop
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def numba_available() -> bool:
@@ -59,25 +71,29 @@ def numba_available() -> bool:
     return _NUMBA[0]
 
 
+def _ready(block: Any, key: Any) -> bool:
+    """Whether a loop may run on ``block`` (large, C-contiguous, the setting on, numba not
+    known missing) and has been asked for ``key`` before (compiled at the second time)."""
+    if block.size < MIN_ELEMENTS or not block.flags.c_contiguous:
+        return False
+    if not get_config().fuse_compile_min_elements or _NUMBA == [False]:
+        return False
+    seen = _SEEN.get(key, 0)
+    if seen < 2:
+        _SEEN[key] = seen = seen + 1
+    return seen >= 2 and numba_available()
+
+
 def first_best(block: Any, want_max: bool) -> np.ndarray | None:
     """The position (int64) of the first greatest (``want_max``) or least value of each line
     along the last axis of a C-contiguous NumPy ``block``, of the shape of the block without
     that axis; ``None`` where the loop does not search it (see the module)."""
     if not isinstance(block, np.ndarray) or block.ndim == 0 or block.dtype not in _DTYPES:
         return None
+    if not 2 <= block.shape[-1] <= MAX_LINE or not _ready(block, block.dtype):
+        return None
     k = block.shape[-1]
-    if not 2 <= k <= MAX_LINE or block.size < MIN_ELEMENTS or not block.flags.c_contiguous:
-        return None
-    if not get_config().fuse_compile_min_elements or _NUMBA == [False]:
-        return None
-    seen = _SEEN.get(block.dtype, 0)
-    if seen < 2:
-        _SEEN[block.dtype] = seen = seen + 1
-        if seen < 2:
-            return None
     if not _LOOP:
-        if not numba_available():
-            return None
         _LOOP.append(_loop())
     if block.dtype.kind == "f" and bool(np.isnan(block).any()):
         return None
@@ -111,3 +127,53 @@ def _loop() -> Any:
             out[i] = at
 
     return search
+
+
+def line_sums(block: Any, dtype: np.dtype) -> np.ndarray | None:
+    """The sum of each line along the last axis of a C-contiguous float32 or float64 NumPy
+    ``block`` (at least 2-d, lines of ``SUM_LINES``) in ``dtype`` (the block's, or float64
+    for float32 lines), NumPy's bits; ``None`` where the loop does not sum it (see the
+    module)."""
+    if not isinstance(block, np.ndarray) or block.ndim < 2 or block.dtype not in _FLOATS:
+        return None
+    if dtype not in _FLOATS or dtype.itemsize < block.dtype.itemsize:
+        return None
+    if block.shape[-1] not in SUM_LINES or not _ready(block, ("sum", block.dtype, dtype)):
+        return None
+    if dtype not in _SUMS:
+        _SUMS[dtype] = _sums(dtype.type)
+    lines = block.reshape(-1, block.shape[-1])
+    out = np.empty(lines.shape[0], dtype)
+    _SUMS[dtype](lines, out)
+    return out.reshape(block.shape[:-1])
+
+
+def _sums(acc: Any) -> Any:
+    """The loop of NumPy's pairwise sum of each line (``pairwise_sum`` in NumPy's
+    ``loops_utils.h``, for lines of 8 to 128 elements) into ``acc``, which numba compiles at
+    its first call with a dtype of lines."""
+    from numba import njit
+
+    @njit(nogil=True)
+    def sums(lines, out):  # pragma: no cover (compiled)
+        n, k = lines.shape
+        tail = k - k % 8
+        for i in range(n):
+            a = lines[i]
+            r0, r1, r2, r3 = acc(a[0]), acc(a[1]), acc(a[2]), acc(a[3])
+            r4, r5, r6, r7 = acc(a[4]), acc(a[5]), acc(a[6]), acc(a[7])
+            for j in range(8, tail, 8):
+                r0 += acc(a[j])
+                r1 += acc(a[j + 1])
+                r2 += acc(a[j + 2])
+                r3 += acc(a[j + 3])
+                r4 += acc(a[j + 4])
+                r5 += acc(a[j + 5])
+                r6 += acc(a[j + 6])
+                r7 += acc(a[j + 7])
+            total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+            for j in range(tail, k):
+                total += acc(a[j])
+            out[i] = acc(0.0) + total
+
+    return sums

@@ -65,7 +65,9 @@ def _sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     """``sum``; a float32 or float64 block summed into float32 or float64 along a short last
     axis (2 to ``_SEQUENTIAL_SUM`` elements: class scores, a few features) by adding its
     columns from +0.0, in the order NumPy adds each line's elements, so the same bits, 5-25x
-    faster (500000 x 3 float64: 0.8 against 9.9 ms; 7 columns: 6.1 against 12 ms)."""
+    faster (500000 x 3 float64: 0.8 against 9.9 ms; 7 columns: 6.1 against 12 ms); lines
+    of 8 to 128 by one compiled loop in NumPy's pairwise order where numba is installed
+    (``compiled_lines.line_sums``: the same bits, up to 2.5x faster)."""
     if (
         isinstance(x, np.ndarray)
         and x.ndim >= 2
@@ -80,6 +82,10 @@ def _sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
         for j in range(1, x.shape[-1]):
             np.add(out, x[..., j], out=out, dtype=acc)
         return out[..., None] if keepdims else out
+    if isinstance(x, np.ndarray) and x.ndim >= 2 and axis in (-1, x.ndim - 1, (-1,), (x.ndim - 1,)):
+        found = compiled_lines.line_sums(x, np.dtype(dtype or x.dtype))
+        if found is not None:  # lines of 8 to 128: NumPy's pairwise order, compiled
+            return found[..., None] if keepdims else found
     return xp_numpy.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
