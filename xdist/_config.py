@@ -72,8 +72,8 @@ Settings (environment variable in brackets):
   many elements runs as one compiled loop per tile where numba is installed (the ``jit``
   extra; xdist/_compiled.py), from the second time a chain of its kind runs; the results
   are the same bits. The default, ``2**20``, leaves chains whose calls cost less than a
-  compilation to the library; ``0`` never compiles, neither chains nor the loop of
-  ``argmin``/``argmax`` along short lines (backends/compiled_lines.py).
+  compilation to the library; ``0`` never compiles, neither chains nor the loops of
+  ``argmin``/``argmax`` and sums along short lines (backends/compiled_lines.py).
 - ``block_pool_bytes`` [``XDIST_BLOCK_POOL_BYTES``, bytes or ``auto``]: the most bytes of
   dropped result blocks of fused chains (4 MiB and more) that a process keeps for reuse, so
   that a block is written where one was before rather than page-faulted in anew
