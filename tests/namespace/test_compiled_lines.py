@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import BACKEND, ON_HOST, assert_equal, distribute, layout_id, layouts
+from helpers import (
+    BACKEND,
+    ON_HOST,
+    assert_equal,
+    distribute,
+    layout_id,
+    layouts,
+    odd_block,
+    record_answers,
+)
 
 import xdist
 from xdist.backends import compiled_lines
@@ -25,16 +34,7 @@ def searches(monkeypatch):
     search's answer (whether the loop gave it) recorded."""
     monkeypatch.setattr(compiled_lines, "MIN_ELEMENTS", 1)
     monkeypatch.setattr(compiled_lines, "_SEEN", dict.fromkeys(map(np.dtype, _DTYPES), 2))
-    looped = []
-    search = compiled_lines.first_best
-
-    def counted(block, want_max):
-        found = search(block, want_max)
-        looped.append(found is not None)
-        return found
-
-    monkeypatch.setattr(compiled_lines, "first_best", counted)
-    return looped
+    return record_answers(monkeypatch, compiled_lines, "first_best")
 
 
 def _looped(x) -> bool:
@@ -148,19 +148,7 @@ def test_blocks_the_loop_does_not_take_are_searched_by_the_library(kind, searche
     from xdist.backends.numpy import NumPyBackend
 
     g = _values((600, 7), "float64", seed=8)
-    if kind == "float16":
-        block = g.astype(np.float16)
-    elif kind == "big-endian":
-        block = g.astype(">f8")
-    elif kind == "unaligned":
-        raw = np.zeros(g.nbytes + 1, dtype=np.uint8)
-        block = np.frombuffer(raw.data, dtype=np.float64, count=g.size, offset=1).reshape(g.shape)
-        block[...] = g
-    elif kind == "read-only":
-        block = g.copy()
-        block.flags.writeable = False
-    else:
-        block = np.repeat(g, 2, axis=1)[:, ::2]
+    block = odd_block(g, kind)
     assert np.array_equal(block, g.astype(block.dtype))
     backend = NumPyBackend()
     for want_max, func in ((False, np.argmin), (True, np.argmax)):

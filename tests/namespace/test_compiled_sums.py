@@ -7,6 +7,7 @@ and the setting ``0`` left to the library; compiled only from the second sum."""
 
 from __future__ import annotations
 
+import helpers
 import numpy as np
 import pytest
 from helpers import BACKEND, SIZE, assert_equal, distribute, layout_id, layouts
@@ -28,16 +29,7 @@ def sums(monkeypatch):
     monkeypatch.setattr(compiled_lines, "MIN_ELEMENTS", 1)
     seen = {("sum", np.dtype(a), np.dtype(b)): 2 for a, b in _PAIRS}
     monkeypatch.setattr(compiled_lines, "_SEEN", seen)
-    looped = []
-    line_sums = compiled_lines.line_sums
-
-    def counted(block, dtype):
-        found = line_sums(block, dtype)
-        looped.append(found is not None)
-        return found
-
-    monkeypatch.setattr(compiled_lines, "line_sums", counted)
-    return looped
+    return helpers.record_answers(monkeypatch, compiled_lines, "line_sums")
 
 
 def _values(shape, dtype, seed) -> np.ndarray:
@@ -62,13 +54,21 @@ def _bits(a) -> np.ndarray:
     return a.view(np.dtype(f"u{a.dtype.itemsize}"))
 
 
+def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
+    """The same dtype and bits, a NaN's sign and payload apart (``assert_same_bits``)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    assert np.array_equal(_bits(np.where(nan, 0, got)), _bits(np.where(nan, 0, want)))
+
+
 def _same(got, want, g) -> None:
     """``got`` (an xdist array) is NumPy's ``want``, bit for bit on the NumPy backend; Torch
     sums with its own kernels, within their rounding (the rows' sums of magnitudes ``g``)."""
     got = xdist.to_numpy(got)
     assert got.dtype == want.dtype
     if LOOPED:
-        assert np.array_equal(_bits(got), _bits(want))
+        _same_bits(got, want)
         return
     with np.errstate(all="ignore"):
         scale = np.abs(g.astype(np.float64)).sum(axis=-1).reshape(want.shape)
@@ -164,7 +164,7 @@ def test_compiled_from_the_second_sum(monkeypatch, sums):
         want = np.sum(g, axis=1)
     for expected in ([False], [True], [True]):
         sums.clear()
-        assert np.array_equal(_bits(xdist.to_numpy(xdist.sum(x, axis=1))), _bits(want))
+        _same_bits(xdist.to_numpy(xdist.sum(x, axis=1)), want)
         assert sums == expected
 
 
@@ -175,22 +175,11 @@ def test_blocks_the_loop_does_not_take_are_summed_by_the_library(kind, sums):
     memory is the loop's."""
     from xdist.backends.numpy import NumPyBackend
 
-    g = _values((600, 16), "float64", seed=8)
-    if kind == "float16":
-        block = g.astype(np.float16)
-    elif kind == "big-endian":
-        block = g.astype(">f8")
-    elif kind == "strided":
-        block = np.repeat(g, 2, axis=1)[:, ::2]
-    elif kind == "read-only":
-        block = g.copy()
-        block.flags.writeable = False
-    else:
-        block = g.reshape(-1)
+    block = helpers.odd_block(_values((600, 16), "float64", seed=8), kind)
     with np.errstate(all="ignore"):
         got = NumPyBackend().xp.sum(block, axis=-1)
         want = np.sum(block, axis=-1)
-    assert np.array_equal(_bits(np.asarray(got)), _bits(want))
+    _same_bits(np.asarray(got), want)
     assert sums == ([True] if kind == "read-only" else [False] * (kind != "1-d"))
 
 

@@ -194,6 +194,45 @@ def assert_same_bits(got, want) -> None:
         np.testing.assert_array_equal(ff.view(np.uint8), ee.view(np.uint8), strict=True)
 
 
+def odd_block(g: np.ndarray, kind: str) -> np.ndarray:
+    """``g``'s values in a NumPy block of an unusual ``kind``: ``"float16"``, ``"big-endian"``,
+    ``"unaligned"`` (memory not aligned to its elements), ``"read-only"``, ``"strided"`` (every
+    other element of a wider block) or ``"1-d"``."""
+    if kind == "float16":
+        return g.astype(np.float16)
+    if kind == "big-endian":
+        return g.astype(g.dtype.newbyteorder(">"))
+    if kind == "unaligned":
+        raw = np.zeros(g.nbytes + 1, dtype=np.uint8)
+        block = np.frombuffer(raw.data, dtype=g.dtype, count=g.size, offset=1).reshape(g.shape)
+        block[...] = g
+        return block
+    if kind == "read-only":
+        block = g.copy()
+        block.flags.writeable = False
+        return block
+    if kind == "strided":
+        return np.repeat(g, 2, axis=-1)[..., ::2]
+    if kind == "1-d":
+        return g.reshape(-1)
+    raise ValueError(f"odd_block: unknown kind {kind!r}")
+
+
+def record_answers(monkeypatch, module, name: str) -> list[bool]:
+    """Replace the function ``module.name`` for the test by one that records, call by call,
+    whether it answered (returned something other than ``None``); the list it fills."""
+    answered: list[bool] = []
+    fn = getattr(module, name)
+
+    def recorded(*args, **kwargs):
+        found = fn(*args, **kwargs)
+        answered.append(found is not None)
+        return found
+
+    monkeypatch.setattr(module, name, recorded)
+    return answered
+
+
 def random_array(shape, dtype="float64", seed=0) -> np.ndarray:
     """The same data on every rank (fixed seed)."""
     rng = np.random.default_rng(seed)
