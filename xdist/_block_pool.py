@@ -151,8 +151,8 @@ def empty(like: Any, shape: tuple[int, ...]) -> Any:
     torch_like = not isinstance(like, np.ndarray)
     dtype = like.dtype if not torch_like else _numpy_dtype(like)
     nbytes = math.prod(shape) * (dtype.itemsize if dtype is not None else 0)
-    if dtype is None or nbytes < MIN_BYTES or bound() < nbytes:
-        return library_empty(like, shape)
+    if dtype is None or dtype.names is not None or nbytes < MIN_BYTES or bound() < nbytes:
+        return library_empty(like, shape)  # (records: a lease's ``typestr`` has no fields)
     buffer = _buffer(-(-nbytes // _GRAIN) * _GRAIN)
     block = np.asarray(_Lease(buffer, tuple(shape), dtype))
     if torch_like:

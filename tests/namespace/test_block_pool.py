@@ -233,6 +233,23 @@ def test_the_transport_receives_into_lent_buffers():
     )
 
 
+@pytest.mark.skipif(SIZE < 2, reason="one rank sends no MPI message (its transport copies)")
+def test_records_are_received_into_the_librarys_buffers():
+    """Records (the fields a sample sort sends together) keep their fields: their receive
+    buffer is NumPy's own, never lent (a lent buffer is plain bytes of one dtype)."""
+    from xdist._movement.collectives import alltoallv_fields
+
+    comm = xdist.default_comm()
+    per = (5 * MIB) // 16 // SIZE + 1  # records of a float64 and an int64: 5 MiB received
+    keys = np.arange(per * SIZE, dtype=np.float64) + RANK
+    rows = np.arange(per * SIZE, dtype=np.int64) * SIZE + RANK
+    got_keys, got_rows = alltoallv_fields([keys, rows], [per] * SIZE, [per] * SIZE, comm)
+    sources = np.repeat(np.arange(SIZE), per)
+    at = np.tile(np.arange(per), SIZE) + RANK * per
+    np.testing.assert_array_equal(got_keys, at + sources)
+    np.testing.assert_array_equal(got_rows, at * SIZE + sources)
+
+
 def test_the_pool_holds_at_most_its_bound():
     x = _source()
     one = _class_bytes(x)
