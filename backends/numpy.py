@@ -68,10 +68,11 @@ def _sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     faster (500000 x 3 float64: 0.8 against 9.9 ms; 7 columns: 6.1 against 12 ms); lines
     of 8 to 128 by one compiled loop in NumPy's pairwise order where numba is installed
     (``compiled_lines.line_sums``: the same bits, up to 2.5x faster)."""
+    last = (
+        isinstance(x, np.ndarray) and x.ndim >= 2 and axis in (-1, x.ndim - 1, (-1,), (x.ndim - 1,))
+    )
     if (
-        isinstance(x, np.ndarray)
-        and x.ndim >= 2
-        and axis in (-1, x.ndim - 1, (-1,), (x.ndim - 1,))
+        last
         and 2 <= x.shape[-1] <= _SEQUENTIAL_SUM
         and x.dtype in _SUMMED
         and np.dtype(dtype or x.dtype) in _SUMMED
@@ -82,7 +83,7 @@ def _sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
         for j in range(1, x.shape[-1]):
             np.add(out, x[..., j], out=out, dtype=acc)
         return out[..., None] if keepdims else out
-    if isinstance(x, np.ndarray) and x.ndim >= 2 and axis in (-1, x.ndim - 1, (-1,), (x.ndim - 1,)):
+    if last:
         found = compiled_lines.line_sums(x, np.dtype(dtype or x.dtype))
         if found is not None:  # lines of 8 to 128: NumPy's pairwise order, compiled
             return found[..., None] if keepdims else found

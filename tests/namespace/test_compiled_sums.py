@@ -49,26 +49,13 @@ def _values(shape, dtype, seed) -> np.ndarray:
     return g
 
 
-def _bits(a) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
-
-
-def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
-    """The same dtype and bits, a NaN's sign and payload apart (``assert_same_bits``)."""
-    assert got.dtype == want.dtype and got.shape == want.shape
-    nan = np.isnan(want)
-    assert np.array_equal(np.isnan(got), nan)
-    assert np.array_equal(_bits(np.where(nan, 0, got)), _bits(np.where(nan, 0, want)))
-
-
 def _same(got, want, g) -> None:
     """``got`` (an xdist array) is NumPy's ``want``, bit for bit on the NumPy backend; Torch
     sums with its own kernels, within their rounding (the rows' sums of magnitudes ``g``)."""
     got = xdist.to_numpy(got)
     assert got.dtype == want.dtype
     if LOOPED:
-        _same_bits(got, want)
+        helpers.assert_host_bits(got, want)
         return
     with np.errstate(all="ignore"):
         scale = np.abs(g.astype(np.float64)).sum(axis=-1).reshape(want.shape)
@@ -164,7 +151,7 @@ def test_compiled_from_the_second_sum(monkeypatch, sums):
         want = np.sum(g, axis=1)
     for expected in ([False], [True], [True]):
         sums.clear()
-        _same_bits(xdist.to_numpy(xdist.sum(x, axis=1)), want)
+        helpers.assert_host_bits(xdist.to_numpy(xdist.sum(x, axis=1)), want)
         assert sums == expected
 
 
@@ -179,7 +166,7 @@ def test_blocks_the_loop_does_not_take_are_summed_by_the_library(kind, sums):
     with np.errstate(all="ignore"):
         got = NumPyBackend().xp.sum(block, axis=-1)
         want = np.sum(block, axis=-1)
-    _same_bits(np.asarray(got), want)
+    helpers.assert_host_bits(np.asarray(got), want)
     assert sums == ([True] if kind == "read-only" else [False] * (kind != "1-d"))
 
 

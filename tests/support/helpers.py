@@ -186,12 +186,19 @@ def assert_same_bits(got, want) -> None:
     the loop (eager too, between rank counts)."""
     for f, e in zip(got, want, strict=True):
         assert f.dtype == e.dtype and f.shape == e.shape and f.split == e.split
-        ff, ee = f.to_numpy(), e.to_numpy()
-        if ff.dtype.kind in "fc":
-            nan = np.isnan(ee)
-            np.testing.assert_array_equal(np.isnan(ff), nan)
-            ff, ee = np.where(nan, 0, ff), np.where(nan, 0, ee)
-        np.testing.assert_array_equal(ff.view(np.uint8), ee.view(np.uint8), strict=True)
+        assert_host_bits(f.to_numpy(), e.to_numpy())
+
+
+def assert_host_bits(got: np.ndarray, want: np.ndarray) -> None:
+    """Two NumPy arrays of one dtype and shape with the same bits, NaNs apart (their sign and
+    payload: ``assert_same_bits``)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    if got.dtype.kind in "fc":
+        nan = np.isnan(want)
+        np.testing.assert_array_equal(np.isnan(got), nan)
+        got, want = np.where(nan, 0, got), np.where(nan, 0, want)
+    got, want = got.reshape(-1), want.reshape(-1)  # (a 0-d array's bytes too; shapes checked)
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8), strict=True)
 
 
 def odd_block(g: np.ndarray, kind: str) -> np.ndarray:
