@@ -133,19 +133,20 @@ def _searchsorted(x1: torch.Tensor, x2: Any, /, *, side="left", sorter=None) -> 
 
 
 def _on_host(name: str, dtypes: tuple, torch_fn: Any) -> Any:
-    """The backend's binary ``name``: NumPy's ufunc of that name on views of two CPU tensors of one
-    of ``dtypes`` outside autograd (or of one such integer tensor and a Python int that its
-    dtype holds), into ``out`` where given; else ``torch_fn``. Used where Torch's CPU kernel
-    is the slower and both give the same values and dtype: comparisons (a bool per element),
-    and integer ``+ - *`` (both wrap around). On one thread, 100000 int64: ``!=`` 56 us in
-    Torch against 19 us, ``-`` 61 against 26 us; 65536 float32 ``!=`` 42 against 6 us.
-    (Torch's float arithmetic is as fast as NumPy's, faster for a broadcast row.)"""
+    """The backend's binary ``name``: NumPy's ufunc of that name on views of two CPU tensors of
+    one of ``dtypes`` outside autograd (or of one such integer tensor and a Python int
+    that its dtype holds), into ``out`` where given and of the result's shape; else
+    ``torch_fn``. Used where Torch's CPU kernel is the slower and both give the same
+    values and dtype: comparisons (a bool per element), and integer ``+ - *`` (both wrap
+    around). On one thread, 100000 int64: ``!=`` 56 us in Torch against 19 us, ``-`` 61
+    against 26 us; 65536 float32 ``!=`` 42 against 6 us. (Torch's float arithmetic is as
+    fast as NumPy's, faster for a broadcast row.)"""
 
     def fn(x1: Any, x2: Any, /, *, out: torch.Tensor | None = None) -> torch.Tensor:
         views = _host_operands(x1, x2, dtypes)
         into = None
         if views is not None and out is not None:
-            into = _own_view(out, (out.dtype,))
+            into = _out_view(out, np.broadcast_shapes(*map(np.shape, views)), out.dtype)
             if into is None:
                 views = None
         if views is None:
@@ -241,8 +242,8 @@ def _sqrt(x: Any, /, *, out: torch.Tensor | None = None) -> torch.Tensor:
         return torch.sqrt(x) if out is None else torch.sqrt(x, out=out)
     into = None
     if out is not None:
-        into = _own_view(out, (x.dtype,))
-        if into is None or into.shape != view.shape:
+        into = _out_view(out, view.shape, x.dtype)
+        if into is None:
             return torch.sqrt(x, out=out)
     if into is None:  # (a new array: of a 0-d view too, where NumPy would give a scalar)
         into = np.empty(view.shape, view.dtype)
@@ -465,6 +466,13 @@ def _own_view(x: torch.Tensor, dtypes: tuple) -> np.ndarray | None:
     if x.is_conj() or x.is_neg():
         return None
     return _numpy_view(x, dtypes)
+
+
+def _out_view(out: torch.Tensor, shape: tuple, dtype: torch.dtype) -> np.ndarray | None:
+    """``_own_view`` of an ``out=`` tensor of ``shape`` and ``dtype``, to write a result into;
+    ``None`` for one of another shape, which Torch's own function resizes (and which must be
+    left unviewed: a tensor whose memory NumPy has viewed cannot be resized)."""
+    return _own_view(out, (dtype,)) if tuple(out.shape) == tuple(shape) else None
 
 
 # array-api-compat's torch namespace, with the functions above in place of its own

@@ -410,6 +410,8 @@ def test_torch_comparisons_and_integer_arithmetic_through_numpy_views(name, monk
             assert got.dtype == want.dtype and torch.equal(got, want), (dtype, x1, x2)
             out = torch.empty_like(want)
             assert fn(t1, t2, out=out) is out and torch.equal(out, want)
+            out = want.new_empty(0)  # another shape: Torch resizes it, as its own does
+            assert fn(t1, t2, out=out) is out and torch.equal(out, want)
     t = torch.arange(6, dtype=torch.int16, device="cpu")
     others = [
         (t, 40000),  # not an int16
@@ -424,6 +426,25 @@ def test_torch_comparisons_and_integer_arithmetic_through_numpy_views(name, monk
         got = fn(x1, x2)
         assert got.dtype == want.dtype and torch.equal(got.detach(), want.detach())
     assert not calls
+
+
+@_NEEDS_TORCH
+def test_torch_sqrt_into_an_out_of_another_shape_is_torchs(monkeypatch):
+    """The Torch backend's ``sqrt`` into ``out=`` of the result's shape is NumPy's on a view;
+    an ``out`` of another shape is resized by Torch's own, as Torch does."""
+    import torch
+
+    from xdist.backends import torch as backend_module
+
+    sqrt = backend_module.backend().xp.sqrt
+    t = torch.from_numpy(np.linspace(0.0, 9.0, 12).reshape(3, 4))
+    want = torch.from_numpy(np.sqrt(t.numpy()))
+    out = torch.empty_like(want)
+    assert sqrt(t, out=out) is out and torch.equal(out, want)
+    out = want.new_empty(0)
+    got = sqrt(t, out=out)
+    assert got is out and out.shape == want.shape
+    assert torch.allclose(out, want, rtol=1e-15, atol=0)  # (Torch's kernel: a last place off)
 
 
 @_NEEDS_TORCH
