@@ -272,6 +272,11 @@ class Backend(Protocol):
         """``out[...] = a @ b`` for ``out`` a view of a larger block."""
         ...
 
+    def writes_products(self, a: Block, b: Block) -> bool:
+        """Whether ``matmul_into(a, b, out)`` has the product written into ``out`` itself
+        (else it is made, then copied)."""
+        ...
+
     def solve_upper_right(self, b: Block, r: Block) -> Block:
         """``b r^{-1}`` for ``r`` upper triangular with a nonzero diagonal (stacks allowed)."""
         ...
@@ -581,6 +586,10 @@ class BackendBase:
         """``out[...] = a @ b`` for ``out`` a view of a larger block (columns of a result
         block) of the product's shape and dtype; the library's ``matmul`` then a copy here."""
         out[...] = self.xp.matmul(a, b)
+
+    def writes_products(self, a: Any, b: Any) -> bool:
+        """``matmul_into`` here makes the product, then copies it."""
+        return False
 
     def solve_upper_right(self, b: Any, r: Any) -> Any:
         """``b r^{-1}`` for ``r`` upper triangular with a nonzero diagonal (stacks of both

@@ -10,9 +10,10 @@ used before cost 1.4-1.7 s for the same block, so that the same call took 0.38 s
 
 What it lends: the result blocks of fused chains (``_fusion``), of the elementwise functions
 that run at once but take ``out=`` (``_fusion._pooled``: a function of a user's block, which
-a chain could not read later), and of the NumPy backend's products that start no chain
-(``_fusion.pooled_product``), casts (``astype``) and local concatenations (``concat``), the
-rows a selection by integer indices gathers along one axis of a host block, sends and puts
+a chain could not read later), of the products that start no chain where the backend's
+BLAS call writes them itself (``_fusion.pooled_product``: NumPy's, and the Torch backend's
+float CPU tensors), of the NumPy backend's casts (``astype``) and of local concatenations of
+host blocks (``concat``); the rows a selection by integer indices gathers along one axis of a host block, sends and puts
 in order (``gather_scatter.gather_local``, ``fetch_spread``: ``train_test_split``'s, a
 shuffled fold's), and the receive buffers of the MPI transport's collectives: NumPy arrays
 and Torch CPU tensors of at least ``MIN_BYTES``, rounded up to ``_GRAIN``. Into memory

@@ -377,18 +377,18 @@ def product(b1: Any, b2: Any, layout: Layout, like: Array) -> Array | None:
 
 
 def pooled_product(b1: Any, b2: Any, backend: Any) -> Any:
-    """``b1 @ b2`` of two 2-d blocks of the NumPy backend run now, into a block the pool lends
-    where the product is large enough to be lent (``block_pool.empty``): the eager product's
-    call (``matmul_into``: NumPy's ``matmul`` with ``out=``, BLAS writing the block itself),
-    into memory written before rather than new pages. ``None`` where the product is left to
-    the library."""
-    if backend.name != "numpy" or not (backend.is_block(b1) and backend.is_block(b2)):
+    """``b1 @ b2`` of two 2-d blocks run now, into a block the pool lends where the product is
+    large enough to be lent (``block_pool.empty``) and the backend's ``matmul_into`` writes it
+    there itself (``writes_products``: NumPy's ``matmul`` with ``out=``; on the Torch backend,
+    NumPy's BLAS on the memory of float CPU tensors): into memory written before rather than
+    new pages. ``None`` where the product is left to the library."""
+    if not (backend.is_block(b1) and backend.is_block(b2)):
         return None
     if b1.ndim != 2 or b2.ndim != 2 or b1.shape[1] != b2.shape[0]:
         return None
     shape = (b1.shape[0], b2.shape[1])
-    if math.prod(shape) * 16 < block_pool.MIN_BYTES:  # (16: the widest element, complex128)
-        return None
+    if math.prod(shape) * 16 < block_pool.MIN_BYTES or not backend.writes_products(b1, b2):
+        return None  # (16: the widest element, complex128)
     out = block_pool.empty(backend.xp.matmul(b1[:0], b2), shape)  # the eager dtype
     backend.matmul_into(b1, b2, out)
     return out

@@ -429,6 +429,40 @@ def test_torch_comparisons_and_integer_arithmetic_through_numpy_views(name, monk
 
 
 @_NEEDS_TORCH
+def test_torch_bool_to_float_casts_through_numpy_views(monkeypatch):
+    """The Torch backend's ``astype`` of a bool CPU tensor to float32 or float64 is NumPy's
+    cast on a view: Torch's values, dtype and shape (0-d, strided, empty, ``device="cpu"``);
+    other casts, and a bool tensor's to integers, stay Torch's."""
+    import torch
+
+    from xdist.backends import torch as backend_module
+
+    astype = backend_module.backend().xp.astype
+    viewed = []
+    real = backend_module._own_view
+    monkeypatch.setattr(backend_module, "_own_view", lambda x, d: viewed.append(1) or real(x, d))
+    mask = torch.from_numpy(np.random.default_rng(4).random((7, 5)) < 0.5)
+    for dtype in (torch.float32, torch.float64):
+        for t in (mask, mask[::2, 1:], mask.T, mask[0, 0], mask[:0], mask[3]):
+            viewed.clear()
+            for kwargs in ({}, {"device": "cpu"}, {"copy": False}):
+                got = astype(t, dtype, **kwargs)
+                want = t.to(dtype)
+                assert got.dtype == dtype and got.shape == want.shape
+                assert torch.equal(got, want)
+            assert len(viewed) == 3
+    viewed.clear()
+    for t, dtype in [
+        (mask, torch.int64),
+        (mask, torch.float16),
+        (mask.to(torch.int32), torch.float32),
+    ]:
+        got = astype(t, dtype)
+        assert got.dtype == dtype and torch.equal(got, t.to(dtype))
+    assert not viewed
+
+
+@_NEEDS_TORCH
 def test_torch_sqrt_into_an_out_of_another_shape_is_torchs(monkeypatch):
     """The Torch backend's ``sqrt`` into ``out=`` of the result's shape is NumPy's on a view;
     an ``out`` of another shape is resized by Torch's own, as Torch does."""
@@ -660,7 +694,7 @@ def test_namespace_over_holds_the_base_names_and_the_overrides():
 def test_backend_namespaces_hold_their_library_names(name):
     """Every backend's namespace holds array-api-compat's names itself (the Torch and CuPy
     ones fell through two ``__getattr__`` layers on every lookup before), with the backend's
-    own functions where it replaces one (Torch's ``sum``, NumPy's ``matmul``)."""
+    own functions where it replaces one (Torch's ``sum`` and ``astype``, NumPy's ``matmul``)."""
     import importlib
 
     backend = get_backend(name)
@@ -668,7 +702,7 @@ def test_backend_namespaces_hold_their_library_names(name):
     own, theirs = vars(backend.xp), vars(compat)
     for fn in ("astype", "argmin", "concat", "matmul", "where", "stack", "sum", "vecdot"):
         assert fn in own, fn
-    assert own["astype"] is theirs["astype"] and own["where"] is theirs["where"]
+    assert own["where"] is theirs["where"]
     for fn in _REPLACED[name]:
         assert own[fn] is not theirs[fn], fn
 
@@ -676,7 +710,7 @@ def test_backend_namespaces_hold_their_library_names(name):
 # Functions each backend's namespace replaces (floor_divide: the standard's special values).
 _REPLACED = {
     "numpy": ("floor_divide", "matmul"),
-    "torch": ("floor_divide", "matmul", "sum", "concat"),
+    "torch": ("floor_divide", "matmul", "sum", "concat", "astype"),
     "cupy": ("floor_divide",),
 }
 

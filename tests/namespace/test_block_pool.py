@@ -116,16 +116,33 @@ def test_a_function_run_now_writes_into_a_lent_block():
     assert _block_pool.held_bytes() == before  # never lent
 
 
-def test_a_product_run_now_writes_into_a_lent_block():
+@pytest.mark.parametrize("blas_views", [True, False])
+def test_a_product_run_now_writes_into_a_lent_block(blas_views, monkeypatch):
     """A product that starts no chain (its rows the user's data, as large as the product) is
-    written by BLAS into a lent block on the NumPy backend: the eager call's bits."""
-    if BACKEND.name != "numpy":
-        pytest.skip("the NumPy backend's products only")
+    written by BLAS into a lent block where the backend's ``matmul_into`` writes there itself
+    (``writes_products``): NumPy's ``matmul`` with ``out=``, and on the Torch backend NumPy's
+    BLAS on the float tensors' memory, where it runs as many threads as Torch (else Torch's
+    own product, not lent). The eager call's bits."""
+    if BACKEND.name == "torch":
+        import torch
+
+        from xdist.backends import torch as torch_backend
+
+        threads = torch.get_num_threads() + (0 if blas_views else 1)
+        monkeypatch.setattr(torch_backend, "_blas_threads", lambda: threads)
+    elif not blas_views:
+        pytest.skip("NumPy's matmul always writes into out=")
     x = distribute(random_array((ROWS, COLS), "float64", seed=8), 0)
     w = random_array((COLS, COLS), "float64", seed=9)
     W = xdist.asarray(w)
-    first = x @ W
     expected = host(x.local) @ w
+    first = x @ W
+    if not blas_views:  # Torch's own GEMM (its rounding), into Torch's memory
+        np.testing.assert_allclose(host(first.local), expected, rtol=1e-12, atol=1e-9)
+        del first
+        gc.collect()
+        assert _block_pool.held_bytes() == 0
+        return
     assert np.array_equal(host(first.local), expected)
     held = _pointer(first.local)
     del first
