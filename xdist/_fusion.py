@@ -596,6 +596,8 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
                     specs.append((1, a.block))
             elif c:
                 specs.append((1, a))
+            elif node.product:  # the product's right operand: a matrix, not a broadcast row
+                specs.append((2, a))  # (a 1 x m one of an outer product has a row's shape)
             else:
                 if id(a) not in rowed:
                     rowed[id(a)] = _rows_of(a, shape, rows)

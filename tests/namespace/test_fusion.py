@@ -446,6 +446,34 @@ def test_a_product_chain_ending_in_a_reduction(lay, monkeypatch):
     np.testing.assert_array_equal(eager[0].to_numpy(), want)
 
 
+@pytest.mark.parametrize("lay", layouts((SHAPE[0], 1)), ids=layout_id)
+def test_an_outer_product_heads_a_chain(lay, monkeypatch):
+    """``x @ w`` of a column by a row (an outer product: a 1 x m right operand, the shape of a
+    row the tiles would broadcast) heads the chain after it: each tile multiplies its rows by
+    the whole row. Each element is one product, so every path has NumPy's ``outer`` bits."""
+    monkeypatch.setattr(_fusion, "_PRODUCT_ROWS", 3)
+    monkeypatch.setattr(_fusion, "_TILE", 1)
+    a = random_array((SHAPE[0], 1), "float64", seed=28)
+    w = random_array((1, 5), "float64", seed=29)
+    headed = []
+
+    def make():
+        x = distribute(a, *lay)
+        g = x @ xdist.asarray(w)
+        headed.append(isinstance(g, Pending) and _has_product(g._node))
+        h = x[:, 0][:, None] @ xdist.asarray(w[0])[None, :]
+        return [xdist.sqrt(xdist.abs(g * 2.0 + 1.0)), h - 0.5]
+
+    fused, eager = _both(make)
+    assert headed[1] is False
+    if FUSES and lay[0] == 0 and fused[0].lshape[0] > 3:
+        assert headed[0] is True
+    outer = np.outer(a[:, 0], w[0])
+    for got in (fused, eager):
+        np.testing.assert_array_equal(got[0].to_numpy(), np.sqrt(np.abs(outer * 2.0 + 1.0)))
+        np.testing.assert_array_equal(got[1].to_numpy(), outer - 0.5)
+
+
 def test_a_product_reads_its_operands_at_the_call():
     """A product yet to be made reads its operands as they were at the call: a write into
     ``X`` after ``g = X @ C.T`` (through xdist, through the user's NumPy data) is not seen."""
