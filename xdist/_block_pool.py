@@ -10,21 +10,21 @@ used before cost 1.4-1.7 s for the same block, so that the same call took 0.38 s
 
 What it lends: the result blocks of fused chains (``_fusion``), of the elementwise functions
 that run at once but take ``out=`` (``_fusion._pooled``: a function of a user's block, which
-a chain could not read later), of the products that start no chain where the backend's
-BLAS call writes them itself (``_fusion.pooled_product``: NumPy's, and the Torch backend's
-float CPU tensors), of the NumPy backend's casts (``astype``) and of local concatenations of
-host blocks (``concat``); the rows a selection by integer indices gathers along one axis of a host block, sends and puts
-in order (``gather_scatter.gather_local``, ``fetch_spread``: ``train_test_split``'s, a
-shuffled fold's), and the receive buffers of the MPI transport's collectives: NumPy arrays
-and Torch CPU tensors of at least ``MIN_BYTES``, rounded up to ``_GRAIN``. Into memory
-written before, NumPy's ``a + b`` of 1,000,000 x 16 float64 takes 13 ms where into a new
-array it takes 22 ms, ``a[idx]`` of 750000 shuffled rows 23 ms against 32 ms, and
-``train_test_split``'s two selections of ``a`` at 2 ranks 51-57 ms against 68-80 ms. Each
-block is a view of a raw NumPy buffer through a ``_Lease``, the block's base: when the block
-and every view of it (a Torch tensor made from it, a DLPack capsule, a NumPy view a user
-keeps) are gone, the lease returns the buffer. The buffer is lent again only for a block of
-its size class; the pool holds at most ``block_pool_bytes`` of buffers that nothing uses
-(the setting: by default an eighth of the node's memory divided by the ranks on it),
+a chain could not read later), of the products that start no chain where the backend's BLAS
+call writes them itself (``_fusion.pooled_product``: NumPy's, and the Torch backend's float
+CPU tensors), of the NumPy backend's casts (``astype``) and of local concatenations of host
+blocks (``concat``); the rows a selection by integer indices gathers along one axis of a
+host block, sends and puts in order (``gather_scatter.gather_local``, ``fetch_spread``:
+``train_test_split``'s, a shuffled fold's), and the receive buffers of the MPI transport's
+collectives: NumPy arrays and Torch CPU tensors of at least ``MIN_BYTES``, rounded up to
+``_GRAIN``. Into memory written before, NumPy's ``a + b`` of 1,000,000 x 16 float64 takes 13
+ms where into a new array it takes 22 ms, ``a[idx]`` of 750000 shuffled rows 23 ms against
+32 ms, and ``train_test_split``'s two selections of ``a`` at 2 ranks 51-57 ms against 68-80
+ms. Each block is a view of a raw NumPy buffer through a ``_Lease``, the block's base: when
+the block and every view of it (a Torch tensor made from it, a DLPack capsule, a NumPy view
+a user keeps) are gone, the lease returns the buffer. The buffer is lent again only for a
+block of its size class; the pool holds at most ``block_pool_bytes`` of buffers that nothing
+uses (the setting: by default an eighth of the node's memory divided by the ranks on it),
 dropping the oldest returned first. So a process holds at most ``block_pool_bytes`` more
 than without the pool. ``set_config(block_pool_bytes=0)`` turns it off;
 ``xdist.empty_cache()`` drops what it holds.

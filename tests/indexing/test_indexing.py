@@ -359,6 +359,10 @@ def test_bad_values_raise_before_any_message():
         (0, [1, 2], TypeError),
         (0, 40000, OverflowError),
         (0, np.ones(5), TypeError),
+        (0, np.float64(2.0), TypeError),  # a NumPy scalar is taken as the Python one it holds
+        (0, np.int64(40000), OverflowError),
+        (0, np.datetime64("2020"), TypeError),
+        (0, np.array(["a"] * 5), TypeError),
         (0, distribute(np.ones(5), 0), TypeError),
         (0, distribute(np.ones(5, "int32"), 0), TypeError),
         (0, distribute(np.ones(5, bool), 0), TypeError),
@@ -482,6 +486,43 @@ def test_setitem_from_an_overlapping_view_of_itself(split, counts):
     expected[1:] = expected[:-1].copy()
     expected[::-1, 0] = expected[:, 1].copy()
     assert_equal(x, expected)
+
+
+@pytest.mark.parametrize("lay", layouts((7, 5)), ids=layout_id)
+def test_setitem_numpy_values(lay):
+    """NumPy's scalars are written as the Python scalars they hold (``x[i] = a.max()``: the
+    standard's rules for Python scalars, no message), NumPy arrays (0-d too) as replicated
+    values, as NumPy writes them; an array that differs between ranks raises on every rank."""
+    g = global_data((7, 5))
+    i = random_array((7, 5), "int16", seed=3)
+    b = np.zeros((7, 5), bool)
+    x, xi, xb = (distribute(a, *lay) for a in (g, i, b))
+    want, want_i, want_b = g.copy(), i.copy(), b.copy()
+    writes = [
+        (x, want, (2, 3), np.float32(2.5)),
+        (x, want, (slice(None), 1), np.int64(-4)),
+        (x, want, (slice(1, 6, 2),), np.array(7.25)),
+        (x, want, (slice(None, None, -3),), np.arange(5.0)),
+        (x, want, (x > 0.5,), np.float64(0.125)),
+        (xi, want_i, (slice(None), slice(None, None, 2)), np.int8(-3)),
+        (xi, want_i, (0,), np.arange(5, dtype=np.int16)),
+        (xb, want_b, (slice(2, None),), np.bool_(True)),
+    ]
+    for arr, ref, key, value in writes:
+        with xdist.count_collectives() as sent:
+            arr[key] = value
+        if isinstance(value, np.generic) and all(type(k) in (int, slice) for k in key):
+            assert sum(sent.values()) == 0, (key, value)
+        ref[tuple(k.to_numpy() if hasattr(k, "to_numpy") else k for k in key)] = value
+    assert_equal(x, want)
+    assert_equal(xi, want_i)
+    assert_equal(xb, want_b)
+    for value, error in [(np.float32(1.5), TypeError), (np.int64(1 << 40), OverflowError)]:
+        with pytest.raises(error, match="__setitem__"):
+            xi[0, 0] = value
+    if SIZE > 1:
+        with pytest.raises(ValueError, match="__setitem__: an operand that is not an xdist"):
+            x[0] = np.full(5, float(RANK))
 
 
 def test_setitem_int_and_scalar_types():

@@ -54,6 +54,7 @@ from .basic import getitem_basic, replicated_basic, setitem_basic, setitem_direc
 from .integer_arrays import getitem_arrays, setitem_arrays
 from .keys import BASIC, host_keys, key_kind, mask_key
 from .masks import getitem_mask, setitem_mask
+from .values import as_value
 
 __all__ = ["getitem", "setitem"]
 
@@ -82,7 +83,10 @@ def getitem(x: _array.Array, key: Any) -> _array.Array:
 
 def setitem(x: _array.Array, key: Any, value: Any) -> None:
     """``x[key] = value``: each rank writes the selected elements it owns; a view that holds a
-    write-back (``_array.WriteBack``) then hands it the write."""
+    write-back (``_array.WriteBack``) then hands it the write. NumPy's scalars and arrays are
+    taken as values (``values.as_value``)."""
+    if not isinstance(value, (bool, int, float, complex, _array.Array)):
+        value = as_value(x, value)
     back = x._writeback
     if back is None:  # the hot path: a basic key, a scalar value, no message
         items = key if isinstance(key, tuple) else (key,)

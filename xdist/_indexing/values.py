@@ -1,5 +1,8 @@
 """The value of ``x[key] = value``: its checks, the part of it each rank writes, the write.
 
+``as_value`` takes NumPy's values as NumPy's users write them (``x[i] = a.max()``): a NumPy
+scalar as the Python scalar it holds, a NumPy array (or a block of the array's library) as a
+replicated array, compared between ranks as an operand is.
 ``check_value`` applies the standard's rules before any message. ``fetch_value`` brings each
 rank the box of a value it writes: nothing moves for a Python scalar, a replicated value or
 boxes already local; one allgather when every rank needs all of a split value; otherwise one
@@ -26,6 +29,21 @@ _KINDS = {"b": "b", "i": "iu", "u": "iu", "f": "fc", "c": "fc"}
 
 
 # -- checks ------------------------------------------------------------------------------------
+def as_value(x: _array.Array, value: Any) -> Any:
+    """``value`` as ``check_value`` takes it: a NumPy bool, integer, float or complex scalar
+    as the Python scalar it holds (the standard's rules for Python scalars then apply, not
+    compared between ranks, as an operand's are not); a NumPy array (0-d too), or a block of
+    ``x``'s library, as a replicated array (``_array.replicated_operand``: the ranks compare
+    it, as an operand's). Else as it is."""
+    if isinstance(value, np.generic):
+        return value.item() if value.dtype.kind in "biufc" else value
+    if isinstance(value, np.ndarray):
+        _check_dtype(x, value.dtype)  # before the comparison's message
+    elif not x._backend.is_block(value):
+        return value
+    return _array.replicated_operand(x, value, "__setitem__")
+
+
 def check_value(x: _array.Array, value: Any, shape: tuple[int, ...]) -> None:
     """``value`` may be written into ``x[key]`` (of ``shape``): the standard's rules."""
     if isinstance(value, _array.Array):
@@ -34,8 +52,8 @@ def check_value(x: _array.Array, value: Any, shape: tuple[int, ...]) -> None:
         _check_scalar_value(x, value)
     else:
         raise TypeError(
-            f"__setitem__: value must be an xdist array or a Python scalar, "
-            f"got {type(value).__name__}"
+            f"__setitem__: value must be an xdist array, a NumPy array or a Python or NumPy "
+            f"scalar, got {type(value).__name__}"
         )
 
 
@@ -44,13 +62,22 @@ def _check_array_value(x: _array.Array, value: _array.Array, shape: tuple[int, .
     func = "__setitem__"
     if value._comm is not x._comm:
         raise ValueError(f"{func}: value lives on a different communicator than the array")
-    vt, xt = value.dtype, x.dtype
-    if _KINDS[vt.kind] != _KINDS[xt.kind] or np.promote_types(vt, xt) != xt:
-        raise TypeError(f"{func}: cannot store a value of {vt} in an array of {xt}")
+    _check_dtype(x, value.dtype)
     if value.ndim > len(shape) or broadcast_shapes([shape, value.shape], func) != shape:
         raise ValueError(
             f"{func}: value of shape {value.shape} cannot be broadcast to the selection {shape}"
         )
+
+
+def _check_dtype(x: _array.Array, vt: np.dtype) -> None:
+    """A value of dtype ``vt`` is of the kind of ``x``'s dtype and promotes to it."""
+    xt = x.dtype
+    if (
+        vt.kind not in _KINDS
+        or _KINDS[vt.kind] != _KINDS[xt.kind]
+        or np.promote_types(vt, xt) != xt
+    ):
+        raise TypeError(f"__setitem__: cannot store a value of {vt} in an array of {xt}")
 
 
 def _check_scalar_value(x: _array.Array, value: Any) -> None:
