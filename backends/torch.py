@@ -494,6 +494,118 @@ def _astype(x: torch.Tensor, dtype: Any, /, *, copy: bool = True, device: Any = 
 _NUMPY_FLOATS = {torch.float32: np.float32, torch.float64: np.float64}
 
 
+# Torch's CPU kernels of these functions give an element other bits in their vector loop
+# than in the scalar loop of a call's last elements, so that its value would depend on where
+# its block starts and ends: on the rank count, on a fused chain's tiles. NumPy's loops give
+# every element the same bits wherever it lies (and are faster, but for float64 ``hypot``:
+# 14 against 2.3 ms for 1,000,000 on one thread).
+_UFUNCS_ANYWHERE = {
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "atanh": np.arctanh,
+    "atan2": np.arctan2,
+    "pow": np.power,
+    "hypot": np.hypot,
+}
+
+
+def _anywhere(name: str, torch_fn: Any) -> Any:
+    """The backend's ``name`` (``_UFUNCS_ANYWHERE``) of float32 or float64 CPU tensors of one
+    dtype outside autograd, and Python ints and floats (taken in that dtype, as Torch takes
+    them): NumPy's ufunc on views, into ``out`` where given and of the result's shape; else
+    ``torch_fn`` (complex and integer tensors, autograd, GPUs: CUDA computes every element
+    alike)."""
+    ufunc = _UFUNCS_ANYWHERE[name]
+
+    def fn(*args: Any, out: torch.Tensor | None = None) -> torch.Tensor:
+        views = _float_views(args, out)
+        into = None
+        if views is not None and out is not None:
+            into = _out_view(out, np.broadcast_shapes(*map(np.shape, views)), out.dtype)
+            if into is None:
+                views = None
+        if views is None:
+            return torch_fn(*args) if out is None else torch_fn(*args, out=out)
+        with np.errstate(all="ignore"):  # (Torch does not warn)
+            if into is not None:
+                ufunc(*views, out=into)
+                return out  # type: ignore[return-value]
+            return torch.from_numpy(np.asarray(ufunc(*views)))
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _float_views(args: tuple, out: torch.Tensor | None = None) -> list | None:
+    """NumPy views of float32 or float64 CPU tensors of one dtype outside autograd, with the
+    Python ints and floats among ``args`` as scalars of that dtype (at least one tensor; an
+    ``out`` of that dtype too); else ``None``."""
+    dtype = next((a.dtype for a in args if isinstance(a, torch.Tensor)), None)
+    if dtype not in _NUMPY_FLOATS or (out is not None and out.dtype != dtype):
+        return None
+    scalar = _NUMPY_FLOATS[dtype]
+    views = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            v = _numpy_view(a, (dtype,))
+            if v is None:
+                return None
+        elif type(a) in (int, float):
+            with np.errstate(over="ignore"):  # (an int beyond float32's range is inf there)
+                v = scalar(a)
+        else:
+            return None
+        views.append(v)
+    return views
+
+
+def _logaddexp(x1: Any, x2: Any, /, *, out: torch.Tensor | None = None) -> torch.Tensor:
+    """``logaddexp`` of float CPU tensors outside autograd by NumPy's formula on Torch's
+    ``exp`` and ``log1p`` (whose CPU kernels compute every element alike; Torch's own
+    ``logaddexp`` does not, see ``_UFUNCS_ANYWHERE``, and NumPy's is 5x slower):
+    ``x + log1p(exp(y - x))`` for the larger ``x``, ``x + log(2)`` where ``x == y`` (an
+    infinity of one sign), NaN where either is NaN; into ``out`` where given and of the
+    result's shape. Else Torch's."""
+    views = _float_views((x1, x2), out)
+    if views is None:
+        return xp_torch.logaddexp(x1, x2) if out is None else xp_torch.logaddexp(x1, x2, out=out)
+    a, b = (torch.from_numpy(np.asarray(v)) for v in views)  # (their memory: no copy)
+    if out is not None and tuple(out.shape) != torch.broadcast_shapes(a.shape, b.shape):
+        return xp_torch.logaddexp(x1, x2, out=out)
+    big, small = torch.maximum(a, b), torch.minimum(a, b)
+    r = big + torch.log1p(torch.exp(small - big))
+    r = torch.where(a == b, a + math.log(2.0), r)  # (inf + inf: the difference is NaN)
+    r = torch.where(torch.isnan(a) | torch.isnan(b), a + b, r)
+    if out is None:
+        return r
+    out.copy_(r)
+    return out
+
+
+# ``torch.special``'s functions whose CPU kernels give an element other bits in their vector
+# loop than in a call's last elements (``_UFUNCS_ANYWHERE``): SciPy's on the CPU.
+_SPECIAL_ANYWHERE = ("exp2", "expit")
+
+
+def _scipy_on_cpu(name: str, torch_fn: Any) -> Any:
+    """``scipy.special``'s ``name`` on a view of a float CPU tensor outside autograd (where
+    SciPy is installed), else ``torch_fn``."""
+
+    def fn(x: Any) -> torch.Tensor:
+        view = _numpy_view(x, _ROUNDED) if isinstance(x, torch.Tensor) else None
+        if view is not None:
+            try:
+                from scipy import special
+            except ImportError:
+                view = None
+        if view is None:
+            return torch_fn(x)
+        return torch.from_numpy(np.asarray(getattr(special, name)(view)))
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
 # array-api-compat's torch namespace, with the functions above in place of its own
 _NAMESPACE = namespace_over(
     f"{__name__}.namespace",
@@ -507,7 +619,12 @@ _NAMESPACE = namespace_over(
             name: _on_host(name, _COMPARED, getattr(xp_torch, name))
             for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
         },
-        "pow": _pow,
+        "pow": _anywhere("pow", _pow),
+        **{
+            name: _anywhere(name, getattr(xp_torch, name))
+            for name in ("sinh", "cosh", "atanh", "atan2", "hypot")
+        },
+        "logaddexp": _logaddexp,
         "diff": _diff,
         "acos": _acos,
         "log1p": _log1p,
@@ -690,7 +807,10 @@ class TorchBackend(BackendBase):
     def special_function(self, name: str) -> Any:
         """``torch.special``'s function where it agrees with SciPy (``SPECIAL_FUNCTIONS``)."""
         native = SPECIAL_FUNCTIONS.get(name)
-        return None if native is None else getattr(torch.special, native)
+        if native is None:
+            return None
+        fn = getattr(torch.special, native)
+        return _scipy_on_cpu(name, fn) if name in _SPECIAL_ANYWHERE else fn
 
     def in_place(self, op, block: torch.Tensor, value) -> bool:
         """Torch's in-place operators, where nothing aliases: a number, or a tensor that is
