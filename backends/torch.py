@@ -144,22 +144,28 @@ def _on_host(name: str, dtypes: tuple, torch_fn: Any) -> Any:
 
     def fn(x1: Any, x2: Any, /, *, out: torch.Tensor | None = None) -> torch.Tensor:
         views = _host_operands(x1, x2, dtypes)
-        into = None
-        if views is not None and out is not None:
-            into = _out_view(out, np.broadcast_shapes(*map(np.shape, views)), out.dtype)
-            if into is None:
-                views = None
-        if views is None:
-            return torch_fn(x1, x2) if out is None else torch_fn(x1, x2, out=out)
-        ufunc = getattr(np, name)
-        with np.errstate(all="ignore"):  # (Torch does not warn)
-            if into is not None:
-                ufunc(*views, out=into)
-                return out
-            return torch.from_numpy(np.asarray(ufunc(*views)))
+        return _on_views(getattr(np, name), views, (x1, x2), out, torch_fn)
 
     fn.__name__ = fn.__qualname__ = name
     return fn
+
+
+def _on_views(ufunc: Any, views: Any, args: tuple, out: Any, torch_fn: Any) -> torch.Tensor:
+    """``ufunc`` on ``views``, NumPy views of ``args`` (``None``: ``torch_fn`` on ``args``),
+    into ``out`` where given and of the result's shape (else ``torch_fn``, which resizes
+    it, as Torch does)."""
+    into = None
+    if views is not None and out is not None:
+        into = _out_view(out, np.broadcast_shapes(*map(np.shape, views)), out.dtype)
+        if into is None:
+            views = None
+    if views is None:
+        return torch_fn(*args) if out is None else torch_fn(*args, out=out)
+    with np.errstate(all="ignore"):  # (Torch does not warn)
+        if into is not None:
+            ufunc(*views, out=into)
+            return out
+        return torch.from_numpy(np.asarray(ufunc(*views)))
 
 
 def _host_operands(x1: Any, x2: Any, dtypes: tuple) -> tuple | None:
@@ -518,19 +524,7 @@ def _anywhere(name: str, torch_fn: Any) -> Any:
     ufunc = _UFUNCS_ANYWHERE[name]
 
     def fn(*args: Any, out: torch.Tensor | None = None) -> torch.Tensor:
-        views = _float_views(args, out)
-        into = None
-        if views is not None and out is not None:
-            into = _out_view(out, np.broadcast_shapes(*map(np.shape, views)), out.dtype)
-            if into is None:
-                views = None
-        if views is None:
-            return torch_fn(*args) if out is None else torch_fn(*args, out=out)
-        with np.errstate(all="ignore"):  # (Torch does not warn)
-            if into is not None:
-                ufunc(*views, out=into)
-                return out  # type: ignore[return-value]
-            return torch.from_numpy(np.asarray(ufunc(*views)))
+        return _on_views(ufunc, _float_views(args, out), args, out, torch_fn)
 
     fn.__name__ = fn.__qualname__ = name
     return fn

@@ -469,8 +469,8 @@ def test_torch_functions_give_an_element_the_same_bits_wherever_it_lies(dtype):
     ``logaddexp``, ``exp2`` and ``expit`` give a call's last elements other bits than its
     vector loop: the Torch backend's give every element the same bits however the tensor is
     cut (NumPy's and SciPy's on views, bit for bit; ``logaddexp`` built of Torch's ``exp``
-    and ``log1p``, as close to NumPy's as their rounding allows), into ``out=`` too; autograd and complex tensors
-    stay Torch's."""
+    and ``log1p``, as close to NumPy's as their rounding allows), into ``out=`` too;
+    autograd and complex tensors stay Torch's."""
     import torch
     from scipy import special
 
