@@ -530,6 +530,59 @@ def test_torch_functions_give_an_element_the_same_bits_wherever_it_lies(dtype):
     assert torch.equal(xp.pow(z, z), torch.ones(2, dtype=torch.complex128, device="cpu"))
 
 
+@_NEEDS_TORCH
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_torch_complex_arithmetic_gives_an_element_the_same_bits_wherever_it_lies(dtype):
+    """Complex ``*``, ``/``, ``square``, ``abs`` and ``sign`` of CPU tensors (Torch's kernels
+    give a call's last elements other bits) are NumPy's on views: the same bits however the
+    tensor is cut, NumPy's (``sign``: ``z / |z|``, 0 for 0), with Python numbers, into
+    ``out=``; a complex tensor beside a real one, and autograd, stay Torch's."""
+    import torch
+
+    from xdist.backends import torch as backend_module
+
+    xp = backend_module.backend().xp
+    rng = np.random.default_rng(7)
+    special = [
+        complex(r, i)
+        for r in (0.0, -0.0, np.inf, -np.inf, np.nan, 1.5)
+        for i in (0.0, np.inf, np.nan, -2.0)
+    ]
+    a = np.concatenate([rng.standard_normal(900) + 1j * rng.standard_normal(900), special])
+    b = np.concatenate(
+        [rng.standard_normal(900) * 3 + 1j * rng.standard_normal(900), special[::-1]]
+    )
+    a, b = a.astype(dtype), b.astype(dtype)
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    with np.errstate(all="ignore"):
+        sign = a / np.abs(a)
+        sign[a == 0] = 0
+        cases = [
+            (xp.multiply, (ta, tb), a * b),
+            (xp.multiply, (ta, 2.5 - 1j), a * np.asarray(2.5 - 1j, dtype)),
+            (xp.divide, (ta, tb), a / b),
+            (xp.divide, (3, tb), np.asarray(3, dtype) / b),
+            (xp.square, (ta,), np.square(a)),
+            (xp.abs, (ta,), np.abs(a)),
+            (xp.sign, (ta,), sign),
+        ]
+    cuts = [0, 3, 17, 18, 400, 413, len(a)]
+    for fn, args, want in cases:
+        with np.errstate(all="ignore"):
+            whole = fn(*args)
+            pieces = [
+                fn(*(x[lo:hi] if isinstance(x, torch.Tensor) else x for x in args)).numpy()
+                for lo, hi in zip(cuts, cuts[1:])
+            ]
+            out = torch.empty(whole.shape, dtype=whole.dtype, device="cpu")
+            assert fn(*args, out=out) is out
+        for got in (whole.numpy(), np.concatenate(pieces), out.numpy()):
+            _assert_bits(got, want)
+    real = torch.from_numpy(np.abs(a).real.astype(np.float64))
+    assert xp.multiply(ta, real).dtype == torch.promote_types(ta.dtype, real.dtype)
+    assert xp.multiply(ta.clone().requires_grad_(), tb).requires_grad
+
+
 def _assert_bits(got: np.ndarray, want: np.ndarray) -> None:
     """The same bits, NaN's sign and payload apart."""
     nan = np.isnan(want)
