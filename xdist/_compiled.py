@@ -223,9 +223,12 @@ def _library(empty: Any):
         import torch
 
         for name, aliases in _TORCH_ALIASES.items():
-            for alias in aliases:
-                _TORCH_NAMES[getattr(torch, alias)] = name
-            _TORCH_NAMES[getattr(backend.xp, name)] = name  # (the backend's own wrappers)
+            for alias in (name, *aliases):  # Torch's functions and the backend's own wrappers
+                if alias in aliases:
+                    _TORCH_NAMES[getattr(torch, alias)] = name
+                own = getattr(backend.xp, alias, None)
+                if own is not None:
+                    _TORCH_NAMES[own] = name
     return backend.host_view, _TORCH_NAMES, False
 
 
