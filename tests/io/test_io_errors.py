@@ -22,6 +22,7 @@ import pytest
 from helpers import COMM, DEFAULTS, RANK, SIZE, assert_equal, distribute, outside_mpi_job
 from test_io import break_the_write
 
+import xdist
 import xdist.io as xio
 from xdist._movement.agreement import agree_on_errors, bcast_text
 
@@ -514,6 +515,18 @@ def test_a_csv_of_0_rows_keeps_its_columns(split, dtype, folder):
     assert y.shape == frame.shape == (0, 3)
     expected = DEFAULTS["real floating"] if dtype is None else np.int64
     assert_equal(y, np.empty((0, 3), expected))
+
+
+@pytest.mark.parametrize("shape", [(0, 4), (0,), (5, 0)])
+def test_csv_refuses_what_it_could_not_read_back(shape, folder):
+    """An array of 0 rows without a header, or of 0 columns, would read back as (0, 0): a
+    clear error on every rank, before any message, and no file."""
+    x = distribute(np.empty(shape), 0)
+    with xdist.count_collectives() as sent:
+        with pytest.raises(ValueError, match="save_csv: an array of"):
+            xio.save_csv(x, folder / "t.csv")
+    assert sum(sent.values()) == 0
+    assert not (folder / "t.csv").exists()
 
 
 @pytest.mark.parametrize("split", [0, 1, None])

@@ -403,6 +403,16 @@ def save_csv(x, path, *, delimiter=",", header=None, chunk_bytes=None, progress=
         raise TypeError(f"{func}: delimiter must be a non-empty str, got {delimiter!r}")
     if header is not None and not isinstance(header, str):
         raise TypeError(f"{func}: header must be a str or None, got {header!r}")
+    if x.ndim == 2 and x.shape[1] == 0:
+        raise ValueError(
+            f"{func}: an array of shape {x.shape} has no columns to write (CSV would read back "
+            "no rows); save it with save_npy"
+        )
+    if x.shape[0] == 0 and header is None:
+        raise ValueError(
+            f"{func}: an array of 0 rows (shape {x.shape}) writes no line, so its columns would "
+            "not read back; pass header= (its column names), or save it with save_npy"
+        )
     budget = check_budget(chunk_bytes, func)
     comm = x.comm
     if x.split not in (None, 0) and comm.size > 1:
