@@ -243,19 +243,7 @@ def _sqrt(x: Any, /, *, out: torch.Tensor | None = None) -> torch.Tensor:
     rounded ones in the last place), so a float32 or float64 CPU tensor's is NumPy's (the
     processor's square root instruction) on a view of it, into ``out`` where given; the
     rest is Torch's (CUDA's ``sqrt`` is correctly rounded)."""
-    view = _numpy_view(x, _ROUNDED) if isinstance(x, torch.Tensor) else None
-    if view is None:
-        return torch.sqrt(x) if out is None else torch.sqrt(x, out=out)
-    into = None
-    if out is not None:
-        into = _out_view(out, view.shape, x.dtype)
-        if into is None:
-            return torch.sqrt(x, out=out)
-    if into is None:  # (a new array: of a 0-d view too, where NumPy would give a scalar)
-        into = np.empty(view.shape, view.dtype)
-    with np.errstate(invalid="ignore"):  # (Torch does not warn)
-        np.sqrt(view, out=into)
-    return out if out is not None else torch.from_numpy(into)
+    return _on_views(np.sqrt, _typed_views((x,), out), (x,), out, torch.sqrt)
 
 
 _ROUNDED = (torch.float32, torch.float64)

@@ -223,9 +223,9 @@ def _library(empty: Any):
         import torch
 
         for name, aliases in _TORCH_ALIASES.items():
-            for alias in (name, *aliases):  # Torch's functions and the backend's own wrappers
-                if alias in aliases:
-                    _TORCH_NAMES[getattr(torch, alias)] = name
+            for alias in aliases:
+                _TORCH_NAMES[getattr(torch, alias)] = name
+            for alias in {name, *aliases}:  # the backend's own wrappers, under any name
                 own = getattr(backend.xp, alias, None)
                 if own is not None:
                     _TORCH_NAMES[own] = name
