@@ -519,13 +519,24 @@ def test_a_csv_of_0_rows_keeps_its_columns(split, dtype, folder):
 
 @pytest.mark.parametrize("shape", [(0, 4), (0,), (5, 0)])
 def test_csv_refuses_what_it_could_not_read_back(shape, folder):
-    """An array of 0 rows without a header, or of 0 columns, would read back as (0, 0): a
-    clear error on every rank, before any message, and no file."""
+    """An array of 0 columns (no message), or of 0 rows without a header (once the ranks
+    agreed on the header: one allgather), would read back as (0, 0): a clear error on every
+    rank, and no file."""
     x = distribute(np.empty(shape), 0)
     with xdist.count_collectives() as sent:
         with pytest.raises(ValueError, match="save_csv: an array of"):
             xio.save_csv(x, folder / "t.csv")
-    assert sum(sent.values()) == 0
+    assert sum(sent.values()) == (0 if len(shape) == 2 and shape[1] == 0 else 1)
+    assert not (folder / "t.csv").exists()
+
+
+@pytest.mark.skipif(SIZE == 1, reason="a header that differs between ranks needs two ranks")
+def test_csv_header_must_be_the_same_on_every_rank(folder):
+    """Every rank writes its rows after the header: one that differs on one rank (a shorter
+    one would move every row) raises on every rank, and no file is made."""
+    x = distribute(np.ones((6, 2)), 0)
+    with pytest.raises(ValueError, match=r"save_csv: header differs between ranks \(ranks \[1\]"):
+        xio.save_csv(x, folder / "t.csv", header="a,b" if RANK != 1 else "a,bb")
     assert not (folder / "t.csv").exists()
 
 

@@ -26,6 +26,7 @@ import io
 import os
 import re
 import warnings
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -392,8 +393,9 @@ def save_csv(x, path, *, delimiter=",", header=None, chunk_bytes=None, progress=
     holds its rows' text while writing (about three times the block for float64). A
     replicated array is written once, each rank writing a share of the rows.
 
-    Communication: two broadcasts (the temporary), one exscan (the offsets), one allgather
-    (every part written), two broadcasts (the rename).
+    Communication: one allgather (the ranks agree on ``header``), two broadcasts (the
+    temporary), one exscan (the offsets), one allgather (every part written), two broadcasts
+    (the rename).
     """
     func = "save_csv"
     check_array(x, func)
@@ -408,13 +410,21 @@ def save_csv(x, path, *, delimiter=",", header=None, chunk_bytes=None, progress=
             f"{func}: an array of shape {x.shape} has no columns to write (CSV would read back "
             "no rows); save it with save_npy"
         )
+    budget = check_budget(chunk_bytes, func)
+    comm = x.comm
+    # every rank writes its rows after the header: the ranks agree on it (one allgather)
+    codes = agree_on_errors(None, comm, [-1 if header is None else zlib.crc32(header.encode())])
+    if len(set(codes[:, 0].tolist())) > 1:
+        differ = [r for r in range(comm.size) if codes[r, 0] != codes[0, 0]]
+        raise ValueError(
+            f"{func}: header differs between ranks (ranks {differ} from rank 0); pass the same "
+            "header on every rank"
+        )
     if x.shape[0] == 0 and header is None:
         raise ValueError(
             f"{func}: an array of 0 rows (shape {x.shape}) writes no line, so its columns would "
             "not read back; pass header= (its column names), or save it with save_npy"
         )
-    budget = check_budget(chunk_bytes, func)
-    comm = x.comm
     if x.split not in (None, 0) and comm.size > 1:
         target = Layout.balanced(x.shape, 0, comm.size)
         block = redistribute_block(x.local, x.layout, target, comm, x.backend)
