@@ -1627,7 +1627,8 @@ SAVE = (
     "in parallel where the format allows (``.npy``, Zarr, CSV) and rank by rank otherwise "
     "(HDF5, NetCDF: one allgather per rank with data); one allgather agrees that every part "
     "was written and two broadcasts rename the file: it appears only when complete. Zarr "
-    "adds a halo exchange where blocks do not start at chunk boundaries."
+    "adds a halo exchange where blocks do not start at chunk boundaries; CSV an exscan of "
+    "the byte offsets and, first, one allgather agreeing on the header."
 )
 _IO_SENDS = {
     "save_npy": {"bcast": 4, "allgather": 1},
@@ -1638,7 +1639,7 @@ _IO_SENDS = {
     "load_zarr": {"bcast": 2, "allgather": 1},
     "save_netcdf": {"bcast": 4, "allgather": 4},
     "load_netcdf": {"bcast": 2, "allgather": 1},
-    "save_csv": {"bcast": 4, "exscan": 1, "allgather": 1},
+    "save_csv": {"bcast": 4, "exscan": 1, "allgather": 2},
     "load_csv": {"bcast": 2, "allgather": 2},
 }
 IO = _IMPORTS + "import xdist.io\n\nx = xp.asarray(np.arange(12.0).reshape(4, 3), split=0)\n"
