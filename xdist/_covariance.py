@@ -67,9 +67,15 @@ def _comoments(d: int) -> ReduceOp:
     return ReduceOp(f"comoments{d}", 2 + d + d * d, functools.partial(_merge_comoments, d))
 
 
+# NumPy 2.2 reads ``rowvar=False`` for a 2-D ``m`` of one row as one observation of each
+# column (earlier, as one variable, as it still reads ``y``): numpy/numpy#27661.
+_ONE_ROW_TRANSPOSED = np.lib.NumpyVersion(np.__version__) >= "2.2.0"
+
+
 def _observations(m: Any, rowvar: bool, name: str) -> Array:
-    """``m`` as ``(observations, variables)``, NumPy's reading of ``rowvar`` (a single row is
-    one variable either way); no message (the split axis moves with its data)."""
+    """``m`` as ``(observations, variables)``, the installed NumPy's reading of ``rowvar``: a
+    single row of ``y`` (and of ``m`` before NumPy 2.2) is one variable either way; no
+    message (the split axis moves with its data)."""
     check_array(m, "cov", name)
     if m.ndim > 2:
         raise ValueError(f"cov: {name} has more than 2 dimensions: shape {m.shape}")
@@ -77,7 +83,7 @@ def _observations(m: Any, rowvar: bool, name: str) -> Array:
         raise NotImplementedError(f"cov: {name} of dtype {m.dtype} is not supported (real only)")
     if m.ndim < 2:
         return expand_dims(m, axis=-1) if m.ndim == 1 else reshape(m, (1, 1))
-    if rowvar or m.shape[0] == 1:
+    if rowvar or (m.shape[0] == 1 and (name == "y" or not _ONE_ROW_TRANSPOSED)):
         return permute_dims(m, (1, 0))
     return m
 

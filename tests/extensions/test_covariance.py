@@ -74,6 +74,26 @@ def test_cov_of_one_variable_and_of_y():
         close(xdist.corrcoef(x[1, :]), np.corrcoef(a[1]))
 
 
+def test_one_row_and_one_column_read_as_the_installed_numpy_reads_them():
+    """A single row with ``rowvar=False`` is one observation of each column from NumPy 2.2
+    (a matrix of NaN), one variable before; a single row of ``y`` is one variable in every
+    version. Empty blocks are among the layouts."""
+    for a, b in [(data((1, 4)), data((1, 4), seed=1)), (data((4, 1)), data((4, 1), seed=1))]:
+        for rowvar in (True, False):
+            for case in layouts(a.shape):
+                x = distribute(a, *case)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    close(xdist.cov(x, rowvar=rowvar), np.cov(a, rowvar=rowvar))
+                    close(xdist.corrcoef(x, rowvar=rowvar), np.corrcoef(a, rowvar=rowvar))
+                try:
+                    want = np.cov(a, b, rowvar=rowvar)
+                except ValueError:  # numbers of observations differ
+                    with pytest.raises(ValueError, match="different numbers of observations"):
+                        xdist.cov(x, distribute(b, *case), rowvar=rowvar)
+                else:
+                    close(xdist.cov(x, distribute(b, *case), rowvar=rowvar), want)
+
+
 def test_corrcoef_matches_numpy():
     a = data((4, 11))
     for case in layouts(a.shape):
