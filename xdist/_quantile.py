@@ -6,7 +6,8 @@ NumPy's ``linear`` method (its default, the only one offered): for a line of ``k
 sorted, the virtual index ``v = (k - 1)*q``, the two neighbours at ``floor(v)`` and
 ``floor(v) + 1`` (clamped to the line), and NumPy's ``_lerp`` between them. ``quantile``
 gives NaN for a line holding a NaN; ``nanquantile`` and ``nanmedian`` use the ``k`` values of
-each line that are not NaN (NaN where there are none); ``nanmedian`` is the mean of the two
+each line that are not NaN (NaN where there are none, reduced axes of length 0 included);
+``nanmedian`` is the mean of the two
 middle values, as NumPy's. The result has the quantiles' axes first, then the kept axes.
 
 Communication: the reduced axes of each block become one line per result element (their
@@ -102,16 +103,36 @@ def _result(x: Array, axes: tuple[int, ...], keepdims: bool, q_shape: tuple, res
     return Array._new(xp.reshape(block, layout.local_shape(comm.rank)), layout, comm, backend)
 
 
-def _prepare(func: str, x: Any, axis: Any, keepdims: Any) -> tuple[tuple[int, ...], int]:
+def _prepare(
+    func: str, x: Any, axis: Any, keepdims: Any, skip: bool
+) -> tuple[tuple[int, ...], int]:
+    """The reduced axes and the values per line; reduced axes holding no value raise for
+    ``quantile`` (as NumPy's) and are NaN lines for the ``nan*`` functions (``_no_values``)."""
     check_array(x, func)
     check_category(x.dtype, "real numeric", func)
     if not isinstance(keepdims, bool):
         raise TypeError(f"{func}: keepdims must be a bool, got {keepdims!r}")
     axes = normalize_axes(axis, x.ndim, func)
     n = math.prod(x.shape[a] for a in axes)
-    if n == 0:
+    if n == 0 and not skip:
         raise ValueError(f"{func}: no values to take quantiles of along axes {axes}")
     return axes, n
+
+
+def _no_values(x: Array, axes: tuple[int, ...], keepdims: bool, q_shape: tuple, dtype) -> Array:
+    """The ``nan*`` functions over reduced axes of length 0: NaN for every line and quantile,
+    as NumPy's (which warns of all-NaN slices). The lines' layout as the general path's, each
+    rank filling its own; no message. (NumPy gives this result the kept shape whatever
+    ``q``'s shape, its ``nanmean`` of the empty array; here it has ``q``'s axes first, as
+    every other result of these functions.)"""
+    lines = _lines_array(x, axes)
+    nq = math.prod(q_shape)
+    if lines.split == 0:
+        layout = Layout((lines.shape[0], nq), 0, lines.counts)
+    else:
+        layout = Layout.replicated((lines.shape[0], nq))
+    block = filled_block(lines, layout.local_shape(x._comm.rank), math.nan, dtype)
+    return _result(x, axes, keepdims, q_shape, Array._new(block, layout, x._comm, x._backend))
 
 
 def _valid_counts(lines: Array, n: int, skip: bool) -> Array:
@@ -158,7 +179,7 @@ def _nan_lines(out: Array, ordered: Array, k: Array, n: int, skip: bool) -> Arra
 def _quantile(
     func: str, x: Any, q: Any, axis: Any, keepdims: Any, method: str, skip: bool, top: int = 1
 ):
-    axes, n = _prepare(func, x, axis, keepdims)
+    axes, n = _prepare(func, x, axis, keepdims, skip)
     if method != "linear":
         raise ValueError(f"{func}: method {method!r} is not offered; only NumPy's 'linear'")
     qs = _check_q(q, func, top)
@@ -166,6 +187,8 @@ def _quantile(
     scalar_q = isinstance(q, (int, float)) and not isinstance(q, bool)
     floating = x.dtype if x.dtype.kind == "f" else x._backend.default_dtypes()["real floating"]
     work = floating if scalar_q else np.result_type(floating, _float64)
+    if n == 0:
+        return _no_values(x, axes, keepdims, qs.shape, work)
     lines = _lines_array(x, axes)
     ordered = sort(lines, axis=1)
     k = _valid_counts(lines, n, skip)
@@ -211,8 +234,10 @@ def nanmedian(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """NumPy's ``nanmedian`` (xdist's extension): the median of each line's values that are
     not NaN, the mean of the two middle ones for an even count (NaN where there are none).
     Communication of ``nanquantile``."""
-    axes, n = _prepare("nanmedian", x, axis, keepdims)
+    axes, n = _prepare("nanmedian", x, axis, keepdims, skip=True)
     out = x.dtype if x.dtype.kind == "f" else x._backend.default_dtypes()["real floating"]
+    if n == 0:
+        return _no_values(x, axes, keepdims, (), out)
     lines = _lines_array(x, axes)
     ordered = sort(lines, axis=1)
     k = expand_dims(_valid_counts(lines, n, skip=True), axis=1)

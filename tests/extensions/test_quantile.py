@@ -104,5 +104,30 @@ def test_bad_arguments_raise_before_any_message(kwargs, exc, match):
         with pytest.raises(exc, match=match):
             xdist.quantile(x, kwargs.pop("q"), **kwargs)
     assert counts == Counter()
-    with pytest.raises(ValueError, match="nanmedian: no values"):
-        xdist.nanmedian(distribute(np.zeros((0, 3)), 0), axis=0)
+    with pytest.raises(ValueError, match="quantile: no values"):
+        xdist.quantile(distribute(np.zeros((0, 3)), 0), 0.5, axis=0)
+
+
+@pytest.mark.parametrize("shape,axis", [((0, 3), 0), ((4, 0), 1), ((4, 0), None), ((0, 0), 1)])
+def test_nan_functions_over_no_values_are_nan(shape, axis):
+    """Reduced axes of length 0: NaN lines, as NumPy's ``nan*`` functions give (``quantile``
+    raises, as NumPy's); each rank fills its own lines, no message. A scalar ``q`` (NumPy's
+    result keeps no axis for ``q`` here even where ``q`` is an array: its ``nanmean`` of the
+    empty array)."""
+    a = np.zeros(shape)
+    for case in layouts(shape):
+        x = distribute(a, *case)
+        for keepdims in (False, True):
+            with xdist.count_collectives() as counts:
+                got = [
+                    xdist.nanmedian(x, axis=axis, keepdims=keepdims),
+                    xdist.nanquantile(x, 0.3, axis=axis, keepdims=keepdims),
+                    xdist.nanpercentile(x, 30.0, axis=axis, keepdims=keepdims),
+                ]
+            assert counts == Counter()
+            want = quiet(np.nanmedian, a, axis=axis, keepdims=keepdims)
+            for g in got:
+                assert_equal(g, np.asarray(want))
+        lines = quiet(np.nanmean, a, axis=axis)
+        got = xdist.nanquantile(x, [0.2, 0.7], axis=axis)
+        assert_equal(got, np.stack([lines, lines]))
