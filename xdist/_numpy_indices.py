@@ -107,6 +107,8 @@ def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: s
     it. Communication: with ``'raise'`` one ``allreduce`` of one flag for split coordinates;
     the arithmetic is elementwise (arrays of one layout: no message)."""
     dims = _shape(dims, "ravel_multi_index", "dims")
+    if 0 in dims:  # no coordinate is in bounds, nor can one be wrapped or clipped into them
+        raise ValueError(f"ravel_multi_index: dims {dims} has a zero entry: no flat index exists")
     strides = _strides(dims, order, "ravel_multi_index")
     if not isinstance(multi_index, (tuple, list)) or len(multi_index) != len(dims):
         raise ValueError(

@@ -137,6 +137,11 @@ def test_fill_diagonal_through_a_view_reaches_the_base():
         (lambda x: xdist.unravel_index(x * 1.5, (4, 4)), TypeError, "unravel_index: indices"),
         (lambda x: xdist.ravel_multi_index((x,), (2, 2)), ValueError, "a tuple of 2 index"),
         (lambda x: xdist.ravel_multi_index((x, x), (2, 2), mode="x"), ValueError, "mode must"),
+        # no coordinate fits an axis of length 0, wrapped or clipped (clip gave -1)
+        *(
+            (lambda x, m=m: xdist.ravel_multi_index((x, x), (0, 3), mode=m), ValueError, "zero")
+            for m in ("raise", "wrap", "clip")
+        ),
         (lambda x: xdist.tril_indices(-1), ValueError, "tril_indices: n must be >= 0"),
         (lambda x: xdist.fill_diagonal(x, 1), ValueError, "fill_diagonal: a must be at least 2-D"),
         (
