@@ -669,11 +669,11 @@ class Array:
         _refuse_args("sort", order=order)
         self[...] = self.__array_namespace__().sort(self, axis=axis)
 
-    def argsort(self, axis: int = -1, kind=None, order=None) -> Array:
+    def argsort(self, axis: int | None = -1, kind=None, order=None) -> Array:
         """NumPy's ``ndarray.argsort`` by ``xdist.argsort`` (always stable: NumPy's default
-        sort gives ties in any order, its ``kind="stable"`` this order)."""
-        _refuse_args("argsort", order=order)
-        return self.__array_namespace__().argsort(self, axis=axis)
+        sort gives ties in any order, its ``kind="stable"`` this order); ``axis=None``: the
+        positions in the flattened array."""
+        return self._numpy(np.argsort, axis=axis, kind=kind, order=order)
 
     def searchsorted(self, v: Any, side: str = "left", sorter: Any = None) -> Array:
         """NumPy's ``ndarray.searchsorted``: ``xdist.searchsorted(self, v, ...)``; ``v`` may

@@ -6,7 +6,9 @@
   operand must be the same on every rank (SPMD); the ``check_replicated`` setting (on by
   default) compares a fingerprint of an array operand across the ranks (one small allgather).
 - NumPy's ufuncs on xdist arrays (``np.exp(x)``, ``np.add(a, x)``) dispatch to the
-  namespace's function of the same meaning (``__array_ufunc__``); NumPy functions with a
+  namespace's function of the same meaning (``__array_ufunc__``; integer inputs of a
+  floating-only ufunc cast as NumPy casts them; ``np.add.reduce`` and the like as the
+  namespace's reductions); NumPy functions with a
   counterpart (``np.mean(x, axis=0)``, ``np.std(x, ddof=1)``, ``np.concatenate``, ...) dispatch
   to it (``__array_function__``). Anything else gathers the xdist arguments and runs NumPy on
   the gathered copies, with a ``GatherWarning`` for each split argument above
@@ -80,14 +82,27 @@ def _operands(values: Any, like: Array) -> list:
     return out
 
 
+# ``ufunc.reduce`` and ``ufunc.accumulate`` of the ufuncs whose reduction the namespace has.
+_UFUNC_REDUCTIONS = {
+    ("add", "reduce"): "sum",
+    ("multiply", "reduce"): "prod",
+    ("maximum", "reduce"): "max",
+    ("minimum", "reduce"): "min",
+    ("logical_and", "reduce"): "all",
+    ("logical_or", "reduce"): "any",
+    ("add", "accumulate"): "cumulative_sum",
+    ("multiply", "accumulate"): "cumulative_prod",
+}
+
+
 def array_ufunc(x: Array, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-    """``x.__array_ufunc__``: a plain call of a ufunc with a counterpart in the namespace."""
+    """``x.__array_ufunc__``: a call of a ufunc with a counterpart in the namespace, integer
+    and boolean inputs of a floating-only ufunc (``np.sqrt(counts)``) first cast to the
+    floating dtype NumPy computes them in; or the ``reduce``/``accumulate`` of a ufunc whose
+    reduction the namespace has (``np.add.reduce``: ``sum``)."""
     name = _UFUNC_ALIASES.get(ufunc.__name__, ufunc.__name__)
     if method != "__call__":
-        raise TypeError(
-            f"np.{ufunc.__name__}.{method}: not supported on xdist arrays; call the namespace's "
-            "reductions (xdist.sum, xdist.cumulative_sum, ...) instead"
-        )
+        return _ufunc_reduction(ufunc, method, *inputs, **kwargs)
     if kwargs:
         raise TypeError(
             f"np.{ufunc.__name__}: the arguments {sorted(kwargs)} are not supported on xdist "
@@ -99,7 +114,55 @@ def array_ufunc(x: Array, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: 
             f"np.{ufunc.__name__}: xdist has no distributed version of this ufunc; gather the "
             "array explicitly (x.to_numpy(): memory of the whole array on every rank) to use it"
         )
-    return func(*_operands(inputs, x))
+    return func(*_floating_inputs(ufunc, _operands(inputs, x)))
+
+
+def _floating_inputs(ufunc: np.ufunc, inputs: list) -> list:
+    """The inputs of a ufunc that NumPy computes in a floating dtype although none of its
+    array inputs is one (``sqrt``, ``exp``, ``log1p`` of integers or booleans: NumPy's loop
+    casts them, int64 to float64), cast to that dtype, which the namespace's function
+    (floating inputs only, as the standard's) then takes; float16, which xdist lacks, is
+    float32. Other inputs as they are."""
+    arrays = [v for v in inputs if isinstance(v, Array)]
+    if not arrays or any(a.dtype.kind in "fc" for a in arrays):
+        return inputs
+    probe = [np.zeros((), dtype=v.dtype) if isinstance(v, Array) else v for v in inputs]
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(ufunc(*probe)).dtype
+    except TypeError:  # no loop for these dtypes: the namespace's function says why
+        return inputs
+    if out.kind not in "fc":
+        return inputs
+    out = np.dtype(np.float32) if out == np.float16 else out
+    ns = _namespace()
+    return [ns.astype(v, out) if isinstance(v, Array) else v for v in inputs]
+
+
+def _ufunc_reduction(ufunc: np.ufunc, method: str, array: Any = None, axis: Any = 0, **kwargs):
+    """``np.add.reduce(x, axis=0)`` and the like: the namespace's reduction over ``axis``
+    (NumPy's default, 0; ``None``: every axis), with ``dtype`` and ``keepdims``; ``accumulate``
+    along one axis. ``out``, ``initial`` and ``where`` raise, as for the other functions."""
+    target = _UFUNC_REDUCTIONS.get((ufunc.__name__, method))
+    if target is None or not isinstance(array, Array):
+        raise TypeError(
+            f"np.{ufunc.__name__}.{method}: not supported on xdist arrays; call the namespace's "
+            "reductions (xdist.sum, xdist.cumulative_sum, ...) instead"
+        )
+    dtype, keepdims = kwargs.pop("dtype", None), kwargs.pop("keepdims", False)
+    _refuse(f"{ufunc.__name__}.{method}", **kwargs)
+    ns = _namespace()
+    options: dict = {} if dtype is None else {"dtype": _dtype(ufunc.__name__, dtype)}
+    if method == "accumulate":
+        _refuse(f"{ufunc.__name__}.accumulate", keepdims=keepdims or None)
+        if axis is None:
+            raise TypeError(f"np.{ufunc.__name__}.accumulate: axis must be an int, got None")
+        return getattr(ns, target)(array, axis=axis, **options)
+    if target in ("all", "any", "max", "min"):
+        _refuse(f"{ufunc.__name__}.reduce", dtype=dtype)
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return getattr(ns, target)(array, axis=axis, keepdims=keepdims, **options)
 
 
 def _dtype(name: str, dtype: Any) -> Any:
@@ -270,17 +333,36 @@ def _creation_like(name: str):
     """NumPy's ``empty_like``, ``zeros_like``, ``ones_like`` and ``full_like``: the
     namespace's, laid out as the prototype is (no message); the dtype in NumPy's spellings."""
 
-    def call(a, *args, dtype=None, order="K", subok=True, shape=None, device=None):
+    def call(a, *args, dtype=None, order="K", subok=True, shape=None, device=None, **extra):
         if name == "full_like":
+            if "fill_value" in extra:
+                args = (extra.pop("fill_value"), *args)
             if not args:
                 raise TypeError("np.full_like: missing the fill_value argument")
             fill, *args = args
+        if extra:
+            raise TypeError(f"np.{name}: unexpected keyword argument {next(iter(extra))!r}")
         if len(args) > 1:
             raise TypeError(f"np.{name} on xdist arrays: give order, subok and shape by name")
         dtype = _dtype(name, args[0] if args else dtype)
         _refuse(name, order=None if order == "K" else order, shape=shape, device=device)
         func = getattr(_namespace(), name)
         return func(a, fill, dtype=dtype) if name == "full_like" else func(a, dtype=dtype)
+
+    return call
+
+
+def _sorting(name: str):
+    """NumPy's ``sort`` and ``argsort``: ``axis=None`` sorts the flattened array; every
+    ``kind`` (and ``stable``) is the namespace's stable sort, which is a valid result of each
+    (NumPy's unstable kinds may order equal values otherwise); ``order`` (fields) raises."""
+
+    def call(a, axis=-1, kind=None, order=None, *, stable=None):
+        _refuse(name, order=order)
+        ns = _namespace()
+        if axis is None:
+            a, axis = ns.reshape(a, (-1,)), 0
+        return getattr(ns, name)(a, axis=axis, stable=True)
 
     return call
 
@@ -372,8 +454,8 @@ def _functions() -> dict:
         ),
         np.where: _where,
         np.clip: _clip,
-        np.sort: lambda a, axis=-1: _namespace().sort(a, axis=axis),
-        np.argsort: lambda a, axis=-1: _namespace().argsort(a, axis=axis),
+        np.sort: _sorting("sort"),
+        np.argsort: _sorting("argsort"),
         np.round: lambda a, decimals=0, out=None: (
             _refuse("round", out=out) or _namespace().around(a, decimals)
         ),

@@ -125,6 +125,7 @@ METHODS = [
     _m("cumprod(axis=0)", lambda a: a.cumprod(axis=0), ndim=1, rtol=1e-12),
     _m("argsort(axis=0)", lambda a: a.argsort(axis=0, kind="stable"), ndim=1),
     _m("argsort(int)", lambda a: a.argsort(kind="stable"), ndim=1, kind="i"),
+    _m("argsort(None)", lambda a: a.argsort(axis=None, kind="stable")),
     _m("take(list)", lambda a: a.take([0, -1, 0]), ndim=1),
     _m("take(axis=-1)", lambda a: a.take(np.array([2, 0]), axis=-1), ndim=2),
     _m("repeat(2)", lambda a: a.repeat(2)),
