@@ -210,7 +210,7 @@ def test_where_of_python_scalars_sends_nothing(case):
     assert_equal(got, np.where(G > 0, 1, 0))
 
 
-I = np.array([[3, 0, 2], [1, 5, 4], [0, 0, 7], [2, 2, 2], [6, 1, 0], [4, 4, 4], [1, 3, 5]])
+COUNTS = np.array([[3, 0, 2], [1, 5, 4], [0, 0, 7], [2, 2, 2], [6, 1, 0], [4, 4, 4], [1, 3, 5]])
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -244,9 +244,9 @@ def test_numpy_written_calls_on_integers(case, func):
     floating dtype NumPy casts to (int64: float64; bool: float16 in NumPy, float32 here, the
     narrowest floating dtype xdist has), the reductions and scans of ``np.add`` and friends are
     the namespace's, sorts take NumPy's ``axis=None`` and ``kind``; no gather."""
-    x = distribute(I, *case)
+    x = distribute(COUNTS, *case)
     got = without_gathers(func, x)
-    want = np.asarray(func(I))
+    want = np.asarray(func(COUNTS))
     if want.dtype == np.float16:  # NumPy's loop for booleans (0.0 and 1.0 in either dtype)
         want = want.astype(np.float32)
     assert_equal(got, want, rtol=1e-6 if want.dtype == np.float32 else 1e-15)
