@@ -165,8 +165,19 @@ def empty(like: Any, shape: tuple[int, ...]) -> Any:
 
 def library_empty(like: Any, shape: tuple[int, ...]) -> Any:
     """A new block of ``shape`` of the library, dtype and device of ``like`` (a NumPy array or
-    a Torch tensor), from the library itself."""
-    return np.empty(shape, like.dtype) if isinstance(like, np.ndarray) else like.new_empty(shape)
+    a Torch tensor), from the library itself; a Torch CPU tensor of a NumPy dtype from NumPy's
+    allocator, which reuses the C library's heap. Torch's own, with the huge pages that xdist
+    asks of it for large tensors (``THP_MEM_ALLOC_ENABLE``, ``backends/__init__.py``), maps
+    every tensor of 2 MiB or more anew and the kernel zeroes its pages at the first write: a
+    (100000, 8) float32 block written whole took 495 us against NumPy's 59 us, each time."""
+    if isinstance(like, np.ndarray):
+        return np.empty(shape, like.dtype)
+    dtype = _numpy_dtype(like)
+    if dtype is None:
+        return like.new_empty(shape)
+    import torch
+
+    return torch.from_numpy(np.empty(shape, dtype))
 
 
 def _numpy_dtype(tensor: Any) -> np.dtype | None:

@@ -267,6 +267,24 @@ def test_records_are_received_into_the_librarys_buffers():
     np.testing.assert_array_equal(got_rows, at * SIZE + sources)
 
 
+@pytest.mark.skipif(BACKEND.name != "torch", reason="Torch tensors' allocator")
+def test_small_torch_blocks_come_from_numpys_allocator():
+    """A Torch CPU block below the pool's size (a k-means score matrix, 3.2 MB) is allocated
+    by NumPy, whose heap reuses freed memory, not by Torch's huge-page allocation, which maps
+    it anew each time; the tensor is writable through ``numpy()`` and back. A dtype NumPy
+    lacks (bfloat16) is Torch's own."""
+    import torch
+
+    like = torch.zeros(1, dtype=torch.float32, device="cpu")
+    block = _block_pool.library_empty(like, (100000, 8))
+    assert block.dtype == torch.float32 and tuple(block.shape) == (100000, 8)
+    view = block.numpy()
+    view[...] = 2.0
+    assert float(block.sum()) == 2.0 * 800000
+    other = _block_pool.library_empty(torch.zeros(1, dtype=torch.bfloat16, device="cpu"), (4, 2))
+    assert other.dtype == torch.bfloat16 and tuple(other.shape) == (4, 2)
+
+
 def test_the_pool_holds_at_most_its_bound():
     x = _source()
     one = _class_bytes(x)
