@@ -114,15 +114,24 @@ def array_ufunc(x: Array, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: 
             f"np.{ufunc.__name__}: xdist has no distributed version of this ufunc; gather the "
             "array explicitly (x.to_numpy(): memory of the whole array on every rank) to use it"
         )
-    return func(*_floating_inputs(ufunc, _operands(inputs, x)))
+    operands = _operands(inputs, x)
+    if getattr(func, "__module__", None) == _STANDARD_ELEMENTWISE:
+        operands = _floating_inputs(ufunc, operands)
+    return func(*operands)
+
+
+# The module of the standard's elementwise functions, whose floating-only functions take no
+# integers (xdist's own extensions, such as ``spacing``, take them by their own rule: in the
+# default real floating dtype).
+_STANDARD_ELEMENTWISE = "xdist._elementwise_functions"
 
 
 def _floating_inputs(ufunc: np.ufunc, inputs: list) -> list:
     """The inputs of a ufunc that NumPy computes in a floating dtype although none of its
     array inputs is one (``sqrt``, ``exp``, ``log1p`` of integers or booleans: NumPy's loop
-    casts them, int64 to float64), cast to that dtype, which the namespace's function
-    (floating inputs only, as the standard's) then takes; float16, which xdist lacks, is
-    float32. Other inputs as they are."""
+    casts them, int64 to float64), cast to that dtype, which the standard's function
+    (floating inputs only) then takes; float16, which xdist lacks, is float32. Other inputs
+    as they are."""
     arrays = [v for v in inputs if isinstance(v, Array)]
     if not arrays or any(a.dtype.kind in "fc" for a in arrays):
         return inputs
