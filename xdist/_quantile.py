@@ -126,13 +126,16 @@ def _no_values(x: Array, axes: tuple[int, ...], keepdims: bool, q_shape: tuple, 
     ``q``'s shape, its ``nanmean`` of the empty array; here it has ``q``'s axes first, as
     every other result of these functions.)"""
     lines = _lines_array(x, axes)
-    nq = math.prod(q_shape)
-    if lines.split == 0:
-        layout = Layout((lines.shape[0], nq), 0, lines.counts)
-    else:
-        layout = Layout.replicated((lines.shape[0], nq))
+    layout = _per_line(lines, math.prod(q_shape))
     block = filled_block(lines, layout.local_shape(x._comm.rank), math.nan, dtype)
     return _result(x, axes, keepdims, q_shape, Array._new(block, layout, x._comm, x._backend))
+
+
+def _per_line(lines: Array, *rest: int) -> Layout:
+    """The layout of values per line (``rest``: their shape) beside ``lines``: split as the
+    lines where they are split, else replicated."""
+    shape = (lines.shape[0], *rest)
+    return Layout(shape, 0, lines.counts) if lines.split == 0 else Layout.replicated(shape)
 
 
 def _valid_counts(lines: Array, n: int, skip: bool) -> Array:
@@ -140,10 +143,7 @@ def _valid_counts(lines: Array, n: int, skip: bool) -> Array:
     values are split), else ``n`` for every line (no message); laid out like the lines."""
     if skip and lines.dtype.kind == "f":
         return sum(astype(logical_not(isnan(lines)), _int64), axis=1)
-    if lines.split == 0:
-        layout = Layout((lines.shape[0],), 0, lines.counts)
-    else:
-        layout = Layout.replicated((lines.shape[0],))
+    layout = _per_line(lines)
     block = filled_block(lines, layout.local_shape(lines._comm.rank), n, _int64)
     return Array._new(block, layout, lines._comm, lines._backend)
 

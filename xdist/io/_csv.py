@@ -36,7 +36,7 @@ from .. import _array
 from .._dtypes import as_dtype
 from .._layout import Layout
 from .._movement.agreement import agree_on_errors, from_root
-from .._movement.collectives import exscan_host
+from .._movement.collectives import differing_ranks, exscan_host
 from .._movement.redistribute import redistribute_block
 from .._ops.slabs import check_budget, my_part
 from .._placement import Placement, resolve_split
@@ -415,10 +415,9 @@ def save_csv(x, path, *, delimiter=",", header=None, chunk_bytes=None, progress=
     # every rank writes its rows after the header: the ranks agree on it (one allgather)
     codes = agree_on_errors(None, comm, [-1 if header is None else zlib.crc32(header.encode())])
     if len(set(codes[:, 0].tolist())) > 1:
-        differ = [r for r in range(comm.size) if codes[r, 0] != codes[0, 0]]
         raise ValueError(
-            f"{func}: header differs between ranks (ranks {differ} from rank 0); pass the same "
-            "header on every rank"
+            f"{func}: header differs between ranks ({differing_ranks(codes[:, 0].tolist())}); "
+            "pass the same header on every rank"
         )
     if x.shape[0] == 0 and header is None:
         raise ValueError(
