@@ -211,6 +211,18 @@ class Array:
         lo, hi = self._layout.local_range(self._comm.rank)
         return f"{text} (rank {self._comm.rank}'s block, {lo}:{hi} of axis {self.split})"
 
+    def __format__(self, spec: str) -> str:
+        """``format(x, spec)``: a 0-d array formats its value (``f"{loss:.3g}"``), as NumPy's
+        and Torch's do; an empty ``spec`` is ``str(x)``; another array takes no ``spec``."""
+        if not spec:
+            return str(self)
+        if self.ndim != 0:
+            raise TypeError(
+                f"__format__: only a 0-d array takes a format spec ({spec!r}), got shape "
+                f"{self.shape}"
+            )
+        return format(self._scalar("__format__"), spec)
+
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d array")

@@ -107,11 +107,37 @@ def _scalar_dtype(value: Any, backend: Backend | None = None) -> np.dtype:
     return _default(kind, backend)
 
 
+def _number(value: Any) -> Any:
+    """A number given as NumPy's scalar or as a 0-d array (xdist's, replicated as every 0-d
+    array is, or NumPy's) as the Python scalar of its value, as NumPy and Torch take one
+    (SciPy passes ``np.int64`` bounds to ``arange`` and 0-d arrays to ``linspace``);
+    anything else as it is, for the caller's check."""
+    if isinstance(value, _array.Array) and value.ndim == 0:
+        return np.asarray(value._backend.to_host(value._local)).item()
+    if isinstance(value, np.generic | np.ndarray) and value.ndim == 0:
+        if value.dtype.kind in "biufc":
+            return value.item()
+    return value
+
+
+def _fill_value(value: Any) -> tuple[Any, np.dtype | None]:
+    """``(Python scalar, its array's dtype or None)`` for a fill value: a Python scalar (a
+    NumPy float64, a float, among them) as it is; a 0-d array or another NumPy scalar as
+    its value and dtype (``_number``), as NumPy, Torch and array-api-strict take one (SciPy
+    fills with ``xp.asarray(constant)``)."""
+    if isinstance(value, _SCALARS):
+        return value, None
+    number = _number(value)
+    return number, (None if number is value else value.dtype)
+
+
 def _check_fill(value: Any, dtype: np.dtype, func: str) -> None:
     """A fill value must be a Python scalar whose kind fits ``dtype`` and whose value is
     representable (checked on the host, before any block exists)."""
     if not isinstance(value, _SCALARS):
-        raise TypeError(f"{func}: fill_value must be a Python scalar, got {type(value).__name__}")
+        raise TypeError(
+            f"{func}: fill_value must be a Python scalar or a 0-d array, got {type(value).__name__}"
+        )
     kind = _scalar_dtype(value).kind
     into_bool = dtype.kind == "b" and kind != "b"
     if into_bool or _KIND_ORDER.index(kind) > _KIND_ORDER.index(dtype.kind):
@@ -158,14 +184,16 @@ def ones(shape, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.
 
 def full(shape, fill_value, *, dtype=None, device=None, split=DEFAULT, comm=None) -> _array.Array:
     """An array of ``fill_value``; the dtype defaults to the scalar's (bool, int64, float64,
-    complex128). A value of a wider kind than ``dtype`` (a float into an int dtype) or out of
-    its range is an error."""
+    complex128), or to a 0-d array's own dtype (``_fill_value``). A value of a wider kind than
+    ``dtype`` (a float into an int dtype) or out of its range is an error."""
     t = Placement(comm, device, "full")
+    fill_value, own = _fill_value(fill_value)
     if not isinstance(fill_value, _SCALARS):
         raise TypeError(
-            f"full: fill_value must be a Python scalar, got {type(fill_value).__name__}"
+            f"full: fill_value must be a Python scalar or a 0-d array, got "
+            f"{type(fill_value).__name__}"
         )
-    dt = _dtype(dtype, "full", _scalar_dtype(fill_value, t.backend))
+    dt = _dtype(dtype, "full", own if own is not None else _scalar_dtype(fill_value, t.backend))
     _check_fill(fill_value, dt, "full")
     return _unplaced(
         t.filled(t.layout(_shape(shape, "full"), split, "full"), dt, fill_value), split
@@ -214,6 +242,7 @@ def full_like(
     """``fill_value`` shaped like ``x`` (dtype of ``x`` by default), laid out like ``x``
     unless ``split`` is given."""
     t, layout, dt = _like(x, dtype, device, split, comm, "full_like")
+    fill_value, _ = _fill_value(fill_value)
     _check_fill(fill_value, dt, "full_like")
     return t.filled(layout, dt, fill_value)
 
@@ -236,6 +265,7 @@ def arange(
     ``x[i] = start + i * ((start + step) - start)`` in the result's dtype, ``x[1]`` being
     ``start + step``; so blocks equal NumPy's ``arange`` at any number of ranks.
     """
+    start, stop, step = _number(start), _number(stop), _number(step)
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if not (v is None and name == "stop") and (
             not isinstance(v, (int, float)) or isinstance(v, builtins.bool)
@@ -270,8 +300,11 @@ def linspace(
 
     Computed like NumPy's ``linspace`` from each rank's global indices:
     ``x[i] = i * step + start`` with ``step = (stop - start) / div`` (``div = num - 1`` with the
-    endpoint, else ``num``), and ``x[num - 1] = stop`` with the endpoint.
+    endpoint, else ``num``), and ``x[num - 1] = stop`` with the endpoint. An integer ``dtype``
+    (which the standard leaves to the library) takes NumPy's values: the floor of each
+    double-precision value, real bounds that the dtype holds.
     """
+    start, stop = _number(start), _number(stop)
     for name, v in (("start", start), ("stop", stop)):
         if not isinstance(v, (int, float, complex)) or isinstance(v, builtins.bool):
             raise TypeError(f"linspace: {name} must be a real or complex number, got {v!r}")
@@ -282,7 +315,11 @@ def linspace(
     t = Placement(comm, device, "linspace")
     kind = "complex floating" if is_complex else "real floating"
     dt = _dtype(dtype, "linspace", t.default_dtype(kind))
-    if dt.kind not in "fc" or (is_complex and dt.kind != "c"):
+    integral = dt.kind in "iu" and not is_complex
+    if integral:
+        info = np.iinfo(dt)
+        integral = info.min <= builtins.min(start, stop) <= builtins.max(start, stop) <= info.max
+    if not integral and (dt.kind not in "fc" or (is_complex and dt.kind != "c")):
         raise TypeError(f"linspace: dtype {dt} cannot hold values from {start!r} to {stop!r}")
     layout = t.layout((num,), split, "linspace")
     lo, hi = span(layout, 0, t.comm.rank)
@@ -304,6 +341,8 @@ def linspace(
     y = y + first
     if endpoint and num > 1 and lo <= num - 1 < hi:
         y[num - 1 - lo : num - lo] = last
+    if integral:
+        y = xp.floor(y)
     return t.array(xp.astype(y, t.backend.native_dtype(dt)), layout)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from . import _array
 from . import _block_pool as block_pool
 from ._dtypes import ALL_DTYPES, as_dtype
+from ._errors import NoDtypeError
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -103,9 +104,8 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
         else:
             dtypes.append(_dtype_of(arg, "result_type", "arrays_and_dtypes"))
     if not dtypes:
-        # Nothing at all is NumPy's ValueError; Python scalars alone are arguments of the
-        # wrong type (TypeError: xarray asks with a lone scalar and catches TypeError).
-        exc = TypeError if scalars else ValueError
+        # Nothing at all is NumPy's ValueError; Python scalars alone are both (NoDtypeError).
+        exc = NoDtypeError if scalars else ValueError
         raise exc("result_type: at least one argument must be an array or a dtype")
     out = np.result_type(*dtypes, *scalars)
     if out not in ALL_DTYPES:  # not reachable with standard dtypes; guards NumPy changes

@@ -41,7 +41,7 @@ from ._movement.redistribute import redistribute_block
 from ._ops.matmul_plan import Plan, choose_plan
 from ._pending import keep_result
 from ._statistical_functions import sum as _sum
-from ._validation import check_array, check_same_context, normalize_axis
+from ._validation import check_array, check_int, check_same_context, normalize_axis
 from .backends import Backend
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -348,8 +348,7 @@ def vecdot(x1: _array.Array, x2: _array.Array, /, *, axis: int = -1) -> _array.A
     sends one ``allreduce`` when ``axis`` is the split axis of the product, nothing otherwise.
     The result has the promoted dtype of ``x1`` and ``x2`` (no widening of integers)."""
     _check_pair(x1, x2, "vecdot")
-    if not isinstance(axis, int) or isinstance(axis, bool):
-        raise TypeError(f"vecdot: axis must be an int, got {axis!r}")
+    axis = check_int(axis, "vecdot", "axis")
     nd = min(x1.ndim, x2.ndim)
     if not -nd <= axis <= -1:
         raise ValueError(

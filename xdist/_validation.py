@@ -11,6 +11,7 @@ from typing import Any
 from . import _array
 
 __all__ = [
+    "as_index",
     "check_array",
     "check_int",
     "check_ints",
@@ -70,9 +71,13 @@ def check_same_context(arrays: Sequence[Any], func: str, label: str = "operand {
 
 
 def normalize_axis(axis: Any, ndim: int, func: str, name: str = "axis") -> int:
-    """``axis`` in ``[0, ndim)``, or an error naming the function, the argument and the value."""
-    if not isinstance(axis, int) or isinstance(axis, bool):
+    """``axis`` in ``[0, ndim)``, or an error naming the function, the argument and the value.
+    Any integer but a bool is an axis (``__index__``: NumPy's integers too, as NumPy and Torch
+    take them; SciPy passes ``np.int64`` axes)."""
+    index = as_index(axis)
+    if index is None:
         raise TypeError(f"{func}: {name} must be an int, got {axis!r}")
+    axis = index
     if not -ndim <= axis < ndim:
         raise IndexError(
             f"{func}: {name} {axis} is out of bounds for an array of {ndim} dimensions"
@@ -84,7 +89,7 @@ def normalize_axes(axis: Any, ndim: int, func: str, name: str = "axis") -> tuple
     """``None`` (all axes), an int or a tuple of ints as a sorted tuple of distinct axes."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, int) and not isinstance(axis, bool):
+    if not isinstance(axis, tuple) and as_index(axis) is not None:
         return (normalize_axis(axis, ndim, func, name),)
     if not isinstance(axis, tuple):
         raise TypeError(f"{func}: {name} must be None, an int or a tuple of ints, got {axis!r}")
@@ -94,7 +99,7 @@ def normalize_axes(axis: Any, ndim: int, func: str, name: str = "axis") -> tuple
     return tuple(sorted(axes))
 
 
-def _index(value: Any) -> int | None:
+def as_index(value: Any) -> int | None:
     """``value`` as a Python int if it is an integer (``__index__``) and not a bool, else
     ``None``."""
     if isinstance(value, builtins.bool):
@@ -108,7 +113,7 @@ def _index(value: Any) -> int | None:
 def check_int(value: Any, func: str, name: str, minimum: int | None = None) -> int:
     """``value`` as a Python int (any integer but a bool; ``>= minimum`` when given), or a
     TypeError/ValueError naming ``func`` and ``name``."""
-    n = _index(value)
+    n = as_index(value)
     if n is None:
         raise TypeError(f"{func}: {name} must be an int, got {value!r}")
     if minimum is not None and n < minimum:
@@ -121,7 +126,7 @@ def check_ints(value: Any, func: str, name: str, minimum: int | None = None) -> 
     TypeError/ValueError naming ``func`` and ``name``."""
     if not isinstance(value, (tuple, list)):
         raise TypeError(f"{func}: {name} must be a tuple of ints, got {value!r}")
-    out = tuple(_index(v) for v in value)
+    out = tuple(as_index(v) for v in value)
     if None in out:
         raise TypeError(f"{func}: {name} {tuple(value)} must hold ints")
     if minimum is not None and any(v < minimum for v in out):  # type: ignore[operator]

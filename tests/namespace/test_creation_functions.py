@@ -235,6 +235,32 @@ def test_linspace_dtype(dtype):
     check(x, np.linspace(-1, 2.5, 7, dtype=dtype), 0, rtol=1e-6)
 
 
+@pytest.mark.parametrize(
+    "start,stop,num,endpoint,dtype",
+    [
+        (0, 3, 4, True, "int64"),
+        (-3, 1, 8, True, "int32"),
+        (0, 255, 7, False, "uint8"),
+        (2.5, -7.25, 9, True, "int16"),
+        (0, 1, 0, True, "int8"),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("split", [None, 0])
+def test_linspace_integer_dtype_is_numpys_floor(start, stop, num, endpoint, dtype, split):
+    """An integer dtype, which the standard leaves to the library (SciPy's tests ask for
+    one), gives NumPy's values: the floor of each double-precision value; bounds the dtype
+    cannot hold, and bool, are refused."""
+    x = quiet(xdist.linspace, start, stop, num, endpoint=endpoint, dtype=dtype, split=split)
+    check(x, np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype), split)
+    np.testing.assert_array_equal(
+        x.to_numpy(), np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    )
+    for a, b, bad in ((-1, 3, "uint8"), (0, 300, "uint8"), (0, 1, "bool"), (0j, 1, "int64")):
+        with pytest.raises(TypeError, match=f"linspace: dtype {bad} cannot hold values"):
+            xdist.linspace(a, b, 3, dtype=bad)
+
+
 # -- eye, tril, triu ----------------------------------------------------------------------------
 EYE = [
     (2, None, 0),
@@ -543,7 +569,7 @@ ERRORS = [
     (lambda: xdist.linspace(0, 1, -1), ValueError, "linspace: num"),
     (lambda: xdist.linspace(0, 1, 2.0), TypeError, "linspace: num"),
     (lambda: xdist.linspace(0, 1j, 3, dtype="float64"), TypeError, "linspace: dtype"),
-    (lambda: xdist.linspace(0, 1, 3, dtype="int64"), TypeError, "linspace: dtype"),
+    (lambda: xdist.linspace(0, 1, 3, dtype="bool"), TypeError, "linspace: dtype"),
     (lambda: xdist.eye(-1), ValueError, "eye: n_rows"),
     (lambda: xdist.eye(3, k=0.5), TypeError, "eye: k"),
     (lambda: xdist.eye(3, split=2), IndexError, "eye: split"),
@@ -598,3 +624,38 @@ def test_comm_that_is_not_a_communicator_is_refused():
     assert xdist.zeros(3, comm=xdist.default_comm()).shape == (3,)
     with pytest.raises(TypeError, match=r"ones: comm must be an xdist Communicator, got int"):
         xdist.ones(3, comm=7)
+
+
+@pytest.mark.parametrize("split", [None, 0])
+def test_numbers_given_as_numpy_scalars_and_zero_d_arrays(split):
+    """A number given as NumPy's scalar or as a 0-d array (xdist's or NumPy's) is taken as
+    its value, as NumPy and Torch take it (SciPy passes ``np.int64`` bounds to ``arange``, a
+    0-d array to ``linspace`` and to ``full``); ``full`` then takes the array's dtype, and
+    no message is sent. A 0-d array of another kind than the dtype, or a 1-d one, is still
+    refused."""
+    i32 = xdist.asarray(7, dtype=xdist.int32)
+    x = quiet(xdist.full, (5,), i32, split=split)
+    check(x, np.full(5, 7, dtype=np.int32), split)
+    x = quiet(xdist.full, (5,), np.float32(1.5), split=split)
+    check(x, np.full(5, 1.5, dtype=np.float32), split)
+    x = quiet(xdist.full, (2, 3), np.asarray(2.5), dtype=xdist.float32, split=split)
+    check(x, np.full((2, 3), 2.5, dtype=np.float32), split)
+    x = quiet(xdist.full, (4,), xdist.asarray(np.nan), split=split)
+    check(x, defaulted(np.full(4, np.nan)), split)
+    like = xdist.zeros((7, 3), split=split)
+    y = quiet(xdist.full_like, like, xdist.asarray(-2.0))
+    check(y, np.full((7, 3), -2.0, dtype=host(like.local).dtype), split)
+    x = quiet(xdist.arange, np.int64(2), np.int64(11), np.int32(3), split=split)
+    check(x, defaulted(np.arange(2, 11, 3)), split)
+    x = quiet(xdist.arange, xdist.asarray(1.5), split=split)
+    check(x, defaulted(np.arange(1.5)), split)
+    x = quiet(xdist.linspace, xdist.asarray(0.5), np.float64(2.0), np.int64(7), split=split)
+    check(x, defaulted(np.linspace(0.5, 2.0, 7)), split)
+    with pytest.raises(TypeError, match="full: fill_value 1.5 does not fit dtype int32"):
+        xdist.full(3, xdist.asarray(1.5), dtype=xdist.int32)
+    with pytest.raises(TypeError, match="full: fill_value must be a Python scalar or a 0-d"):
+        xdist.full(3, xdist.ones(2))
+    with pytest.raises(TypeError, match="arange: start must be an int or a float, got True"):
+        xdist.arange(np.bool_(True))
+    with pytest.raises(TypeError, match="linspace: start must be a real or complex number"):
+        xdist.linspace(np.asarray([0.0]), 1.0, 3)

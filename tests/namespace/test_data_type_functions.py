@@ -109,6 +109,14 @@ def test_result_type_errors(args, exc):
         xdist.result_type(*args)
 
 
+def test_result_type_of_scalars_alone_is_both_errors_that_callers_catch():
+    """Python scalars alone have no dtype to promote with: xarray catches a TypeError there,
+    SciPy a ValueError (array-api-strict's), then takes its default; one error is both."""
+    for catch in (TypeError, ValueError):
+        with pytest.raises(catch, match="at least one argument must be an array or a dtype"):
+            xdist.result_type(1.5, 2)
+
+
 def test_can_cast_errors():
     with pytest.raises(TypeError, match="can_cast: to"):
         xdist.can_cast(xdist.int8, "float16")

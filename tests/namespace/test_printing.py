@@ -86,3 +86,18 @@ def test_layout_describe():
         "  rank 2: 3:7 of axis 0 (4 of 7)",
     ]
     assert "every rank holds the whole array" in xdist.Layout((2,), None, None).describe()
+
+
+def test_format_spec_of_a_zero_d_array_formats_its_value():
+    """``f"{x:.3g}"`` of a 0-d array formats its value, as NumPy's and Torch's 0-d arrays do
+    (SciPy formats residuals so); an empty spec is ``str``; an array of more dimensions takes
+    no spec (NumPy's TypeError)."""
+    for split, counts in layouts((1,)):
+        x = distribute(np.asarray([np.pi]), split, counts)[0]
+        assert f"{x:.3g}" == "3.14" and f"{x:>8.2f}" == "    3.14" and f"{x:e}" == f"{np.pi:e}"
+    assert f"{xdist.asarray(7, dtype=xdist.int32):04d}" == "0007"
+    assert f"{xdist.asarray(True)}" == str(xdist.asarray(True)) == "True"
+    g = distribute(SMALL, 0)
+    assert f"{g}" == str(g)
+    with pytest.raises(TypeError, match=r"__format__: only a 0-d array takes a format spec"):
+        f"{g:.2f}"

@@ -186,3 +186,42 @@ def test_diff_dtype_and_rank_errors():
         xdist.diff(distribute(np.array(1.0)))
     with pytest.raises(TypeError, match="^diff: "):
         xdist.diff([1, 2, 3])
+
+
+def test_numpy_integers_are_axes_and_counts():
+    """Any integer but a bool is an axis, an offset or a count, NumPy's integers too (NumPy
+    and Torch take them; SciPy's ``cumulative_simpson`` passes ``np.int64`` axes): the same
+    result as the Python int, at every layout; a bool or a float is still refused."""
+    g = random_array((6, 5), "float64", seed=3)
+    m = random_array((4, 4), "float64", seed=4)
+    three = random_array((6, 3), "float64", seed=5)
+    calls = [
+        lambda x, i: xdist.sum(x, axis=i(1)),
+        lambda x, i: xdist.sum(x, axis=(i(0), i(-1))),
+        lambda x, i: xdist.cumulative_sum(x, axis=i(0)),
+        lambda x, i: xdist.diff(x, axis=i(-1), n=i(2)),
+        lambda x, i: xdist.concat([x, x], axis=i(1)),
+        lambda x, i: xdist.flip(x, axis=i(0)),
+        lambda x, i: xdist.argmax(x, axis=i(1)),
+        lambda x, i: xdist.sort(x, axis=i(0)),
+        lambda x, i: xdist.vecdot(x, x, axis=i(-1)),
+        lambda x, i: xdist.linalg.diagonal(x, offset=i(-1)),
+        lambda x, i: xdist.linalg.trace(x, offset=i(1)),
+    ]
+    for split, counts in layouts(g.shape):
+        x = distribute(g, split, counts)
+        for call in calls:
+            assert_equal(call(x, np.int64), call(x, int))
+            assert_equal(call(x, np.int32), call(x, int))
+    for split, counts in layouts(m.shape):
+        x = distribute(m, split, counts)
+        assert_equal(xdist.linalg.matrix_power(x, np.int64(3)), xdist.linalg.matrix_power(x, 3))
+    for split, counts in layouts(three.shape):
+        x = distribute(three, split, counts)
+        assert_equal(xdist.linalg.cross(x, x, axis=np.int64(-1)), xdist.linalg.cross(x, x))
+    x = distribute(g, 0)
+    for bad in (True, np.bool_(False), 1.0, np.float64(1.0)):
+        with pytest.raises(TypeError, match="sum: axis must be"):
+            xdist.sum(x, axis=bad)
+        with pytest.raises(TypeError, match="vecdot: axis must be an int"):
+            xdist.vecdot(x, x, axis=bad)

@@ -34,7 +34,14 @@ from .._layout import Layout
 from .._movement.collectives import all_ranks
 from .._movement.redistribute import exchange_boxes, gather_block, redistribute_block
 from .._transport.comm import Communicator
-from .._validation import check_array, check_ints, normalize_axes, normalize_axis, ordered_axes
+from .._validation import (
+    as_index,
+    check_array,
+    check_ints,
+    normalize_axes,
+    normalize_axis,
+    ordered_axes,
+)
 from ..backends.base import Backend
 
 __all__ = ["expand_dims", "moveaxis", "permute_dims", "reshape", "squeeze"]
@@ -196,10 +203,12 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 
 
 def _axis_list(axes: Any, ndim: int, func: str, name: str) -> tuple[int, ...]:
-    """An int or a tuple of ints as normalized axes, in the given order, without repeats."""
-    if isinstance(axes, int) and not isinstance(axes, bool):
+    """An int or a tuple of ints as normalized axes, in the given order, without repeats; any
+    integer but a bool, and a list for the tuple (NumPy and Torch take both; SciPy's
+    ``hilbert2`` moves ``[1, 2]``)."""
+    if not isinstance(axes, tuple | list) and as_index(axes) is not None:
         axes = (axes,)
-    if not isinstance(axes, tuple):
+    if not isinstance(axes, tuple | list):
         raise TypeError(f"{func}: {name} must be an int or a tuple of ints, got {axes!r}")
     return ordered_axes(axes, ndim, func, name)
 

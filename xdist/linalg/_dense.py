@@ -16,7 +16,7 @@ from .._dtypes import check_category
 from .._layout import Layout
 from .._movement.broadcast import broadcast_shapes
 from .._movement.redistribute import slice_replicated
-from .._validation import check_same_context
+from .._validation import check_int, check_same_context
 from ._common import EighResult, EigResult, SlogdetResult, agreed_result, check_matrices
 from ._gathered import align_to, batch_layout, gathered, place, whole
 
@@ -129,8 +129,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     split like ``x`` again (a local slice); ``n < 0`` with a singular matrix raises
     ``LinAlgError`` on every rank."""
     check_matrices(x, "matrix_power", square=True)
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"matrix_power: n must be an int, got {n!r}")
+    n = check_int(n, "matrix_power", "n")
     linalg = x._backend.xp.linalg
     block, work = gathered(x, "matrix_power", lambda b: linalg.matrix_power(b, n))
     return place(block, work, x, x.shape, _LIKE_X)

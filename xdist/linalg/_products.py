@@ -21,15 +21,14 @@ from .._linear_algebra_functions import _check_pair
 from .._movement.broadcast import broadcast_shapes
 from .._movement.gathers import warn_gather
 from .._ops.elementwise import apply_elementwise
-from .._validation import check_array
+from .._validation import check_array, check_int
 
 __all__ = ["cross", "diagonal", "outer", "trace"]
 
 
 # -- diagonal, trace ---------------------------------------------------------------------------
-def _check_offset(offset: Any, func: str) -> None:
-    if not isinstance(offset, int) or isinstance(offset, bool):
-        raise TypeError(f"{func}: offset must be an int, got {offset!r}")
+def _check_offset(offset: Any, func: str) -> int:
+    return check_int(offset, func, "offset")
 
 
 def _diagonal_length(m: int, n: int, offset: int) -> int:
@@ -60,7 +59,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     check_array(x, "diagonal")
     if x.ndim < 2:
         raise ValueError(f"diagonal: x must be at least 2-D, got {x.ndim} dimensions")
-    _check_offset(offset, "diagonal")
+    offset = _check_offset(offset, "diagonal")
     m, n = x.shape[-2:]
     length = _diagonal_length(m, n, offset)
     shape = (*x.shape[:-2], length)
@@ -86,7 +85,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     check_category(x.dtype, "numeric", "trace")
     if x.ndim < 2:
         raise ValueError(f"trace: x must be at least 2-D, got {x.ndim} dimensions")
-    _check_offset(offset, "trace")
+    offset = _check_offset(offset, "trace")
     if dtype is not None:
         check_category(as_dtype(dtype, "trace"), "numeric", "trace", "dtype")
     return stats.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
@@ -123,8 +122,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     first re-split along another axis (one all-to-all); then as the elementwise functions
     (no message for operands of one layout)."""
     _check_pair(x1, x2, "cross")
-    if not isinstance(axis, int) or isinstance(axis, bool):
-        raise TypeError(f"cross: axis must be an int, got {axis!r}")
+    axis = check_int(axis, "cross", "axis")
     nd = min(x1.ndim, x2.ndim)
     if not -nd <= axis <= -1:
         raise ValueError(
