@@ -70,6 +70,10 @@ def test_isclose_with_numpy_operands_and_scalars(dtype):
         for s in (1, 1.5, 3.0000001, -2):
             assert_equal(xdist.isclose(x, s), np.isclose(a, s))
             assert_equal(xdist.isclose(s, x, atol=0.6), np.isclose(s, a, atol=0.6))
+        # 0-d arrays as tolerances (np.testing.assert_allclose passes them through)
+        zero_d = {"rtol": xdist.asarray(1e-3), "atol": np.asarray(0.5)}
+        got = xdist.isclose(x, b, **zero_d)
+        assert_equal(got, np.isclose(a, b, rtol=1e-3, atol=0.5))
 
 
 @pytest.mark.parametrize("equal_nan", [False, True])
