@@ -96,17 +96,16 @@ def lstsq(a: Array, b: Any, rcond: float | None = None) -> LstsqResult:
     Communication: ``qr``'s TSQR for ``a`` split along its rows (one or two allgathervs of
     ``N x N`` pieces; never the matrix), one ``allreduce`` of ``Q^H b`` (``N x K``), and one
     of the residuals (``K``) when they are computed. An ``a`` split along its columns moves
-    to its rows first (one all-to-all); a replicated one is solved locally. A wide ``a``
-    (``M < N``) is refused: use ``linalg.pinv(a) @ b``."""
+    to its rows first (one all-to-all); a replicated one is solved locally.
+
+    A wide ``a`` (``M < N``, an underdetermined system) is solved through its conjugate
+    transpose, which is tall: ``a^H = Q R`` and ``R = U S V^H`` give ``a = V S (Q U)^H``, so
+    the minimum-norm ``x = Q U S^+ V^H b`` (``_wide``); ``x`` is then laid out as ``Q``'s rows
+    (split where ``a`` is split along its columns) and ``residuals`` is empty, as NumPy's."""
     check_matrices(a, "lstsq", name="a")
     if a.ndim != 2:
         raise ValueError(f"lstsq: a must be 2-D, got shape {a.shape}")
     m, n = a.shape
-    if m < n:
-        raise NotImplementedError(
-            f"lstsq: a wide matrix ({m} x {n}, fewer rows than columns) is not supported on "
-            "xdist arrays; its minimum-norm solution is xdist.linalg.pinv(a) @ b"
-        )
     shape = b.shape if isinstance(b, Array) else np.shape(b)
     if len(shape) not in (1, 2) or shape[0] != m:
         raise ValueError(f"lstsq: b must have shape ({m},) or ({m}, K), got {shape}")
@@ -117,6 +116,8 @@ def lstsq(a: Array, b: Any, rcond: float | None = None) -> LstsqResult:
     vector = b.ndim == 1
     dtype = np.result_type(a.dtype, b.dtype)
     a, b = astype(a, dtype), astype(reshape(b, (m, 1)) if vector else b, dtype)
+    if m < n:
+        return _wide(a, b, rcond, vector)
     if a.split == 1:  # TSQR factors a matrix split along its rows: one all-to-all there
         a = resplit(a, 0)
     q, r = qr(a)
@@ -125,10 +126,7 @@ def lstsq(a: Array, b: Any, rcond: float | None = None) -> LstsqResult:
         c = resplit(c, None)
     xp = a._backend.xp
     u, s, vh = xp.linalg.svd(r._local, full_matrices=False)
-    cut = (np.finfo(dtype).eps * max(m, n) if rcond is None else rcond) * (s[0] if n else 0)
-    keep = s > cut
-    rank = int(xp.sum(xp.astype(keep, xp.int64))) if n else 0
-    inv = xp.where(keep, 1 / xp.where(keep, s, xp.ones_like(s)), xp.zeros_like(s))
+    inv, rank = _pseudo_inverse(xp, s, dtype, m, n, rcond)
     sol = xp.conj(xp.matrix_transpose(vh)) @ (
         inv[:, None] * (xp.conj(xp.matrix_transpose(u)) @ c._local)
     )
@@ -140,4 +138,40 @@ def lstsq(a: Array, b: Any, rcond: float | None = None) -> LstsqResult:
         residuals = wrap_block(xp.zeros_like(s[:0]), Layout.replicated((0,)), a)
     residuals = astype(residuals, real_dtype(dtype))
     s = wrap_block(s, Layout.replicated((n,)), a)
+    return LstsqResult(reshape(x, (n,)) if vector else x, residuals, rank, s)
+
+
+def _pseudo_inverse(xp: Any, s: Any, dtype: np.dtype, m: int, n: int, rcond: Any):
+    """(``1 / s`` where a singular value counts, 0 where it is at most ``rcond * s_max``
+    (``rcond=None``: machine epsilon times ``max(M, N)``, NumPy's), the rank)."""
+    cut = (np.finfo(dtype).eps * max(m, n) if rcond is None else rcond) * (
+        s[0] if s.shape[0] else 0
+    )
+    keep = s > cut
+    rank = int(xp.sum(xp.astype(keep, xp.int64))) if s.shape[0] else 0
+    return xp.where(keep, 1 / xp.where(keep, s, xp.ones_like(s)), xp.zeros_like(s)), rank
+
+
+def _wide(a: Array, b: Array, rcond: Any, vector: bool) -> LstsqResult:
+    """``lstsq`` of a wide ``a`` (M < N) and ``b`` (M x K) of one dtype: the minimum-norm
+    solution through the tall ``a^H = Q R`` (see ``lstsq``). Communication: ``qr``'s of the
+    transpose (split along its rows where ``a`` is split along its columns), none for ``b``
+    (M x K, made whole) and the small SVD, none for ``Q @ (...)`` (Q's rows times a replicated
+    M x K)."""
+    m, n = a.shape
+    dtype = a.dtype
+    at = ew.conj(matrix_transpose(a))
+    if at.split == 1:  # a split along its rows: the transpose's columns, moved to its rows
+        at = resplit(at, 0)
+    q, r = qr(at)
+    if b.split is not None:  # M x K, with M < N: small beside a
+        b = resplit(b, None)
+    xp = a._backend.xp
+    u, s, vh = xp.linalg.svd(r._local, full_matrices=False)
+    inv, rank = _pseudo_inverse(xp, s, dtype, m, n, rcond)
+    small = u @ (inv[:, None] * (vh @ b._local))  # U S^+ V^H b, M x K
+    x = matmul(q, wrap_block(small, Layout.replicated(small.shape), a))
+    residuals = wrap_block(xp.zeros_like(s[:0]), Layout.replicated((0,)), a)
+    residuals = astype(residuals, real_dtype(dtype))
+    s = wrap_block(s, Layout.replicated((m,)), a)
     return LstsqResult(reshape(x, (n,)) if vector else x, residuals, rank, s)
