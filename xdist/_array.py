@@ -772,6 +772,22 @@ class Array:
         _refuse_args("reshape", order=None if order == "C" else order)
         return self._numpy(np.reshape, tuple(shape), copy=copy)
 
+    def view(self, dtype: Any = None, type: Any = None) -> Array:
+        """NumPy's ``ndarray.view`` where the elements keep their dtype: no ``dtype``, or the
+        array's own (``x.view(float)`` of float64 data, as SciPy's ``RBFInterpolator`` does), is
+        a view of the same elements (``self[...]``: writes through either reach both). Reading
+        the bytes as another dtype is refused (a TypeError): xdist's blocks are the backend's
+        arrays, whose byte layout xdist does not promise."""
+        _refuse_args("view", type=type)
+        if dtype is not None:
+            wanted = np.dtype(dtype)
+            if wanted != self.dtype:
+                raise TypeError(
+                    f"Array.view: reading {self.dtype} elements as {wanted} is not supported; "
+                    f"convert the values with astype(x, {wanted})"
+                )
+        return self[...]
+
     def ravel(self, order: str = "C") -> Array:
         """``np.ravel(self)``: the 1-D array, a view where NumPy gives one."""
         _refuse_args("ravel", order=None if order == "C" else order)

@@ -232,6 +232,29 @@ def test_fill_writes_through_a_view_at_every_rank_count():
     assert_equal(x, g)
 
 
+def test_view_of_the_own_dtype_is_a_view_at_every_rank_count():
+    """``x.view()`` and ``x.view(<its dtype>)`` (SciPy's ``RBFInterpolator`` calls
+    ``d.view(float)`` on float64 data): the same elements, and a write through the view
+    reaches ``x``; reading the bytes as another dtype is refused."""
+    g = _data((7, 3), "f")
+    for case in layouts(g.shape):
+        x = distribute(g, *case)
+        for v in (x.view(), x.view(x.dtype), x.view(np.dtype(x.dtype).type)):
+            assert v.dtype == x.dtype and v.layout == x.layout
+            assert_equal(v, g)
+        v = x.view()
+        v[1:3] = 5.0
+        want = g.copy()
+        want[1:3] = 5.0
+        assert_equal(x, want)
+    x = distribute(g, 0)
+    other = np.int32 if x.dtype == np.float32 else np.int64
+    with pytest.raises(TypeError, match=r"Array.view: reading float.* elements as int"):
+        x.view(other)
+    with pytest.raises(TypeError, match=r"Array.view: type=type not supported"):
+        x.view(type=np.ndarray)
+
+
 def test_nonzero_results_stay_split():
     g = _data((7, 3), "f")
     x = distribute(g, 0)
