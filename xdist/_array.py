@@ -347,10 +347,12 @@ class Array:
         return self._local if self._writeback is None else None
 
     def __iter__(self):
+        """The subarrays along the first axis. A 0-d array raises at ``iter(x)`` already, not
+        at the first ``next``, as NumPy's does: ``np.iterable(x)`` is then False (SciPy wraps
+        a 0-d ``args`` into a tuple by that test)."""
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self.shape[0]))
 
     # -- operators: each is the standard's function of the same meaning --------------------
     def _binary(self, other, name: str, reflected: bool = False):

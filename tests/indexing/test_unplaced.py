@@ -78,6 +78,34 @@ def test_a_second_axis_is_taken_too():
     np.testing.assert_array_equal(Z.to_numpy(), expected)
 
 
+@pytest.mark.parametrize("counts", [None, "uneven"])
+@pytest.mark.parametrize("n", [2 * N, 2 * N + 1])
+def test_an_interleaved_fill_makes_it_split_where_each_stride_lands(counts, n):
+    """``out[::2] = a; out[1::2] = b; out[-1] = c`` along the split axis (SciPy's
+    ``cumulative_simpson``, upsampling): the first stride makes the array split with the
+    blocks starting where each rank's rows of ``a`` land; the second stride moves only its
+    own elements, and nothing is gathered; uneven and empty blocks of ``a``."""
+    half = (n + 1) // 2
+    ga = random_array((half, 3), "float64", seed=4)
+    gb = random_array((n - half, 3), "float64", seed=5)
+    a = distribute(ga, 0, uneven_counts(half, SIZE) if counts else None)
+    b = distribute(gb, 0)
+    with xdist.config_context(gather_warning_elements=0), warnings.catch_warnings():
+        warnings.simplefilter("error", xdist.GatherWarning)
+        out = xdist.empty((n, 3), dtype=xdist.float64)
+        out[::2] = a
+        assert out.split == 0
+        out[1::2] = b
+        out[-1] = b[-1] if n % 2 == 0 else a[-1]
+    expected = np.empty((n, 3))
+    expected[::2], expected[1::2] = ga, gb
+    expected[-1] = gb[-1] if n % 2 == 0 else ga[-1]
+    assert out.split == 0
+    lo, hi = out.layout.local_range(xdist.default_comm().rank)
+    assert all(lo <= 2 * i < hi for i in range(*a.layout.local_range(xdist.default_comm().rank)))
+    np.testing.assert_array_equal(out.to_numpy(), expected)
+
+
 @pytest.mark.parametrize("make", ["empty", "zeros"])
 def test_batches_of_rows_make_it_split_where_their_rows_are_balanced(make):
     """scikit-learn's float32 distances fill ``xp.empty((n, m))`` by batches of rows of the

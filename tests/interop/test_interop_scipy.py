@@ -152,3 +152,43 @@ def test_integrate_trapezoid(counts, axis):
     ref, got = both(lambda X: integrate.trapezoid(X, dx=0.25, axis=axis), counts, X)
     assert_close(got, ref, rtol=1e-12)
     assert host(got).shape == ref.shape
+
+
+def test_elementwise_solvers_and_cumulative_simpson(counts):
+    """SciPy's elementwise iterative methods (``differentiate.derivative``,
+    ``optimize.elementwise.find_root``: they fill their status arrays with
+    ``xp.full(n, xp.asarray(code))``, take a 0-d ``args`` and make their work arrays with
+    creation functions) and ``cumulative_simpson`` (``np.int64`` axes inside), on split
+    samples: NumPy's values. With ``default_split=0`` the work arrays are split too, and
+    nothing is gathered (the fixture's ``no_gather(0)``); under the default (replicated
+    work arrays) the same values, with the gathers the docs name."""
+    from scipy import differentiate
+    from scipy.optimize import elementwise
+
+    x = np.linspace(0.5, 2.5, N)
+    xs = split_rows(x, counts)
+    lo, hi = split_rows(np.zeros(N), counts), split_rows(np.full(N, 3.0), counts)
+    ref_d = differentiate.derivative(np.exp, x).df
+    ref_a = differentiate.derivative(lambda t, c: c * t**2, x, args=np.asarray(3.0)).df
+    ref_r = elementwise.find_root(
+        lambda t, a: t * t - a, (np.zeros(N), np.full(N, 3.0)), args=(x,)
+    ).x
+    # (small arrays of SciPy's own, 4 or 8 coefficients, are split too and gathered back)
+    with xdist.config_context(default_split=0), no_gather(N // 2):
+        got = differentiate.derivative(xdist.exp, xs).df
+        assert isinstance(got, xdist.Array) and got.split == 0
+        assert_close(got, ref_d, rtol=1e-10)
+        got = differentiate.derivative(lambda t, c: c * t**2, xs, args=xdist.asarray(3.0)).df
+        assert_close(got, ref_a, rtol=1e-10)
+        got = elementwise.find_root(lambda t, a: t * t - a, (lo, hi), args=(xs,)).x
+        assert got.split == 0
+        assert_close(got, ref_r, rtol=1e-12, atol=1e-12)
+    with no_gather(N * 16):  # the default: replicated work arrays, small gathers allowed
+        assert_close(differentiate.derivative(xdist.exp, xs).df, ref_d, rtol=1e-10)
+    X = data()[0]
+    # SciPy's constants (1/3, 1/12) are arrays of the default dtype: float32 on Torch
+    default = xdist.__array_namespace_info__().default_dtypes()["real floating"]
+    rtol = 1e-12 if default == xdist.float64 else 1e-6
+    for axis in (0, 1, -1):
+        ref, got = both(lambda X: integrate.cumulative_simpson(X, axis=axis), counts, X)
+        assert_close(got, ref, rtol=rtol)

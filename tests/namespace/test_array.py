@@ -64,3 +64,9 @@ def test_iteration_and_unhashable():
     np.testing.assert_array_equal(np.stack(rows), g)
     with pytest.raises(TypeError):
         hash(x)
+    # a 0-d array is not iterable at iter() already, as NumPy's: np.iterable says so
+    zero_d = xdist.asarray(3.0)
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        iter(zero_d)
+    assert not np.iterable(zero_d) and np.iterable(x) and np.iterable(x[:0])
+    assert [r.to_numpy() for r in x[:0]] == []

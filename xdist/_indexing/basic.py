@@ -399,7 +399,8 @@ def _takes_split(x: _array.Array, parts: list[Part], value: Any) -> bool:
     and if so takes it: ``x`` was made replicated by default (``_placement.unplaced``), is
     larger than ``gather_warning_elements``, and nothing but ``x`` refers to its block (no
     view, never handed out); ``value`` is split along an axis that ``parts`` selects whole,
-    or a run of whose rows each rank holds within its balanced share (``_taken_layout``).
+    in a run of whose rows each rank holds within its balanced share, or in a stride that
+    spans it (``_taken_layout``).
     Then each rank keeps its rows of ``x`` (the same on every rank: nothing moves) and
     receives only its rows of ``value``, instead of all of them. Collective (one allreduce
     of a flag) where ``x`` and ``value`` qualify by their metadata."""
@@ -431,12 +432,20 @@ def _taken_layout(shape: tuple[int, ...], axis: int, part: range, value: Any) ->
     ``value``, split along the axis ``part`` selects of it, or ``None``: ``value``'s counts
     where ``part`` is the whole axis; where it is a run of it (a batch of rows: scikit-learn's
     float32 distances, filled by batches), the balanced split, if every rank's rows of
-    ``value`` fall in its own balanced rows (rows split as data of ``shape[axis]`` rows are)."""
+    ``value`` fall in its own balanced rows (rows split as data of ``shape[axis]`` rows are);
+    where it is a stride that spans the axis (an interleaved fill, ``out[..., ::2] = a;
+    out[..., 1::2] = b``: SciPy's ``cumulative_simpson``), the split whose blocks start where
+    each rank's rows of ``value`` land (``value``'s counts, stretched by the stride), so the
+    later writes of the other strides move only their own elements."""
     n = shape[axis]
     if value.shape[value.split] != len(part):
         return None
     if part == range(0, n):
         return Layout(shape, axis, value.counts)
+    if part.step > 1 and len(part) and part.start < part.step and part[-1] >= n - 2 * part.step:
+        starts = [0] + [min(part.start + part.step * lo, n) for lo in value.offsets[1:]]
+        counts = [b - a for a, b in zip(starts, [*starts[1:], n])]
+        return Layout(shape, axis, tuple(counts))
     if part.step != 1:
         return None
     balanced = Layout.balanced(shape, axis, len(value.counts))
