@@ -190,5 +190,5 @@ def test_elementwise_solvers_and_cumulative_simpson(counts):
     default = xdist.__array_namespace_info__().default_dtypes()["real floating"]
     rtol = 1e-12 if default == xdist.float64 else 1e-6
     for axis in (0, 1, -1):
-        ref, got = both(lambda X: integrate.cumulative_simpson(X, axis=axis), counts, X)
+        ref, got = both(lambda X, axis=axis: integrate.cumulative_simpson(X, axis=axis), counts, X)
         assert_close(got, ref, rtol=rtol)
