@@ -18,6 +18,7 @@ import numpy as np
 from ._array import Array, replicated_operand, wrap_block
 from ._data_type_functions import astype
 from ._dtypes import check_category
+from ._movement.gathers import implicit_gather
 from ._ops.elementwise import apply_elementwise
 from ._validation import check_array
 
@@ -90,14 +91,9 @@ def spacing(x: Array, /, out: Any = None) -> Array:
 
 # -- interp ---------------------------------------------------------------------------------
 def _check_sample(v: Any, name: str) -> Any:
-    """``xp`` or ``fp`` checked (no message): NumPy data, made a NumPy array, or a replicated
-    xdist array, of a real dtype."""
+    """``xp`` or ``fp`` checked (no message): NumPy data, made a NumPy array, or an xdist
+    array of a real dtype."""
     if isinstance(v, Array):
-        if v.split is not None:
-            raise ValueError(
-                f"interp: {name} must be replicated (NumPy data or an xdist array with split "
-                f"None), got one split along axis {v.split}; use xdist.resplit({name}, None)"
-            )
         check_category(v.dtype, "real numeric", "interp", name)
         return v
     v = np.asarray(v)
@@ -108,11 +104,13 @@ def _check_sample(v: Any, name: str) -> Any:
 
 
 def _sample(v: Any, like: Array) -> Any:
-    """A checked ``xp`` or ``fp`` as a float64 block on every rank (NumPy data compared across
-    the ranks under ``check_replicated``)."""
+    """A checked ``xp`` or ``fp`` as a float64 block on every rank, whole: NumPy data compared
+    across the ranks under ``check_replicated``; a split xdist array gathered (the table every
+    rank searches; a ``GatherWarning`` above ``gather_warning_elements``)."""
     if not isinstance(v, Array):
         v = replicated_operand(like, v, "interp")
-    return like._backend.xp.astype(v._local, like._backend.native_dtype(np.dtype(np.float64)))
+    whole = implicit_gather(v._local, v._layout, v._comm, v._backend, "interp")
+    return like._backend.xp.astype(whole, like._backend.native_dtype(np.dtype(np.float64)))
 
 
 def interp(
@@ -126,12 +124,14 @@ def interp(
     """NumPy's ``interp`` (xdist's extension): the piecewise linear interpolant through
     ``(xp, fp)`` at ``x``, in float64: ``left`` (default ``fp[0]``) below ``xp[0]``, ``right``
     (default ``fp[-1]``) above ``xp[-1]``; ``xp`` must increase, as NumPy asks. ``x`` is an
-    xdist array of any layout; ``xp`` and ``fp`` are NumPy data or replicated xdist arrays
-    (real). ``period`` and complex ``fp`` are not supported.
+    xdist array of any layout; ``xp`` and ``fp`` are NumPy data or xdist arrays (real).
+    ``period`` and complex ``fp`` are not supported.
 
     Communication: none for replicated xdist ``xp`` and ``fp`` (each rank searches its own
     block of ``x``); NumPy ``xp`` and ``fp`` are compared across the ranks first under
-    ``check_replicated`` (one allgather of one int each). The result has ``x``'s layout."""
+    ``check_replicated`` (one allgather of one int each); split ones are gathered, as every
+    rank searches all of them (memory: ``xp`` and ``fp`` whole on every rank; a
+    ``GatherWarning`` above ``gather_warning_elements``). The result has ``x``'s layout."""
     check_array(x, "interp")
     check_category(x.dtype, "real numeric", "interp", "x")
     if period is not None:

@@ -3,11 +3,20 @@ NumPy on the same data at every layout: elementwise, no message."""
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 
 import numpy as np
 import pytest
-from helpers import DEFAULTS, assert_equal, distribute, layouts, random_array, require_dtypes
+from helpers import (
+    DEFAULTS,
+    SIZE,
+    assert_equal,
+    distribute,
+    layouts,
+    random_array,
+    require_dtypes,
+)
 
 import xdist
 
@@ -59,6 +68,18 @@ def test_interp_matches_numpy(dtype, left, right):
         assert_equal(np.interp(distribute(x, *case), xp_, fp, left, right), want)
     one = np.interp(x, [1.0], [3.0])
     assert_equal(xdist.interp(distribute(x, 0), [1.0], [3.0]), one)
+    # a split table (SciPy's resample passes arrays made split): gathered, with its warning
+    for case in layouts(xp_.shape):
+        table = distribute(xp_, *case), distribute(fp, *case)
+        with (
+            xdist.config_context(gather_warning_elements=0),
+            warnings.catch_warnings(record=True) as seen,
+        ):
+            warnings.simplefilter("always")
+            got = xdist.interp(distribute(x, 0), *table, left, right)
+        assert_equal(got, want)
+        split = case[0] is not None and SIZE > 1
+        assert any(issubclass(w.category, xdist.GatherWarning) for w in seen) == split
 
 
 @pytest.mark.parametrize(
@@ -67,7 +88,7 @@ def test_interp_matches_numpy(dtype, left, right):
         (lambda x: xdist.interp(x, [0.0, 1.0], [1.0]), ValueError, "interp: xp and fp must be 1-D"),
         (lambda x: xdist.interp(x, [0.0], [1.0], period=2.0), NotImplementedError, "period"),
         (lambda x: xdist.interp(x, [0.0], [1j]), NotImplementedError, "interp: complex fp"),
-        (lambda x: xdist.interp(x, x, x), ValueError, "interp: xp must be replicated"),
+        (lambda x: xdist.interp(x, x, x[:3]), ValueError, "interp: xp and fp must be 1-D"),
         (lambda x: xdist.interp(x, [0.0], [1.0], left="a"), TypeError, "interp: left"),
         (lambda x: xdist.isposinf(x, out=x), NotImplementedError, "isposinf: out="),
         (lambda x: xdist.spacing(x > 0), TypeError, "spacing"),
