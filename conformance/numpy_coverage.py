@@ -193,7 +193,6 @@ MISSING_METHODS = {
     "flat": "use `xp.reshape(x, (-1,))` (NumPy's iterator walks elements one by one)",
     "getfield": "structured and reinterpreted dtypes are not standard dtypes",
     "setfield": "structured and reinterpreted dtypes are not standard dtypes",
-    "view": "reinterpreting bytes as another dtype is per rank: `x.local.view(dtype)`",
     "put": "use indexing writes, `x[idx] = values` (flat positions: on `xp.reshape(x, (-1,))`)",
     "resize": "in-place resizing of a distributed buffer is not offered: `xp.resize(x, shape)`",
     "setflags": "per-rank memory: `x.local.setflags(...)`",

@@ -1000,6 +1000,13 @@ for _m, _comm, _code, _sends in (
     ("flatten", REFERENCE["xdist.reshape"].comm + " Always a copy.", "y = x.flatten()", {}),
     ("copy", "None: each rank copies its block; the layout is kept.", "y = x.copy()", {}),
     (
+        "view",
+        "None: a view of the same elements (``x[...]``), with ``x``'s layout; only the "
+        "array's own dtype (reading the bytes as another dtype is refused).",
+        "y = x.view()  # or x.view(x.dtype)",
+        {},
+    ),
+    (
         "transpose",
         "None: each rank transposes its block; the split axis moves with its data.",
         "y = x.transpose()  # or x.transpose(1, 0), x.transpose((1, 0))",
