@@ -268,6 +268,11 @@ class Backend(Protocol):
         """Apply ``op`` (``operator.iadd``, ...) in place where exact; else write nothing, False."""
         ...
 
+    def write_number(self, block: Block, key: tuple, value: Any) -> None:
+        """``block[key] = value`` for a Python number of the block's kind and a key of ints
+        and slices (a loop's one-element writes)."""
+        ...
+
     def matmul_into(self, a: Block, b: Block, out: Block) -> None:
         """``out[...] = a @ b`` for ``out`` a view of a larger block."""
         ...
@@ -525,6 +530,10 @@ class BackendBase:
     def host_view(self, block: Any) -> np.ndarray | None:
         """A NumPy array on ``block``'s own memory, or ``None``: here none."""
         return None
+
+    def write_number(self, block: Any, key: tuple, value: Any) -> None:
+        """``block[key] = value``: the library's own write."""
+        block[key] = value
 
     def in_place(self, op: Any, block: Any, value: Any) -> bool:
         """``op`` (``operator.iadd``, ``isub``, ``imul`` or ``itruediv``) applied to ``block``

@@ -879,3 +879,44 @@ def test_torch_remainder_where_the_quotient_overflows(dtype):
     got = backend_module._remainder(torch.from_numpy(x), torch.from_numpy(y)).numpy()
     np.testing.assert_array_equal(got, want)
     assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
+
+
+@_NEEDS_TORCH
+def test_torch_number_writes_through_numpy_views_keep_torchs_values_and_version():
+    """``write_number`` (one-element writes of a loop: the Lasso descent's coefficients) goes
+    through NumPy's view of a CPU tensor: the value Torch's own write stores (one rounding of
+    a float into float32), the version counter bumped as Torch's write bumps it, so autograd
+    still refuses a backward pass through a tensor written after it was saved."""
+    import torch
+
+    from xdist.backends import torch as backend_module
+
+    backend = backend_module.backend()
+    cases = [
+        (torch.float32, 0.1),
+        (torch.float64, -1e300),
+        (torch.int8, -128),
+        (torch.int64, 2**62),
+        (torch.bool, True),
+        (torch.float32, 3),  # an int into a float tensor: Torch's own write
+        (torch.complex64, 1.5),  # not a NumPy-view write: Torch's own
+    ]
+    for dtype, value in cases:
+        got, want = (
+            torch.zeros(6, dtype=dtype, device="cpu"),
+            torch.zeros(6, dtype=dtype, device="cpu"),
+        )
+        before = got._version
+        backend.write_number(got, (2, Ellipsis), value)
+        want[2] = value
+        assert torch.equal(got, want), (dtype, value)
+        assert got._version > before
+        backend.write_number(got, (slice(3, 5), Ellipsis), value)
+        want[3:5] = value
+        assert torch.equal(got, want)
+    w = torch.ones(4, requires_grad=True, device="cpu")
+    saved = torch.arange(4.0, device="cpu")
+    loss = (w * saved).sum()  # saves ``saved`` for the gradient of w
+    backend.write_number(saved, (1, Ellipsis), 7.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()

@@ -389,8 +389,9 @@ def setitem_direct(x: _array.Array, items: tuple, value: Any) -> bool:
     if not held:  # another rank holds the element: nothing to write here
         return True
     if isinstance(value, _array.Array):
-        value = writable_source(x, value._local)
-    x._local[(*key, Ellipsis)] = value
+        x._local[(*key, Ellipsis)] = writable_source(x, value._local)
+    else:
+        x._backend.write_number(x._local, (*key, Ellipsis), value)
     return True
 
 

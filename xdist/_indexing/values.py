@@ -96,7 +96,13 @@ def _check_scalar_value(x: _array.Array, value: Any) -> None:
 
 
 def _scalar_type(value: Any) -> type:
-    return next(t for t in SCALARS if isinstance(value, t))
+    """The first of ``SCALARS`` that ``value`` is an instance of (a dict lookup for the exact
+    types: loops of one-element writes check each value)."""
+    exact = _EXACT.get(type(value))
+    return exact if exact is not None else next(t for t in SCALARS if isinstance(value, t))
+
+
+_EXACT = {t: t for t in SCALARS}
 
 
 # -- the boxes of the value that ranks write -----------------------------------------------------
