@@ -118,38 +118,48 @@ def lstsq(a: Array, b: Any, rcond: float | None = None) -> LstsqResult:
     a, b = astype(a, dtype), astype(reshape(b, (m, 1)) if vector else b, dtype)
     if m < n:
         return _wide(a, b, rcond, vector)
-    if a.split == 1:  # TSQR factors a matrix split along its rows: one all-to-all there
-        a = resplit(a, 0)
-    q, r = qr(a)
+    q, u, s, vh, inv, rank = _factors(a, rcond, m, n)
     c = matmul(ew.conj(matrix_transpose(q)), b)  # Q^H b: one allreduce over the split rows
     if c.split is not None:  # N x K, wanted whole on every rank (a plan may have split it)
         c = resplit(c, None)
     xp = a._backend.xp
-    u, s, vh = xp.linalg.svd(r._local, full_matrices=False)
-    inv, rank = _pseudo_inverse(xp, s, dtype, m, n, rcond)
     sol = xp.conj(xp.matrix_transpose(vh)) @ (
         inv[:, None] * (xp.conj(xp.matrix_transpose(u)) @ c._local)
     )
     x = wrap_block(sol, Layout.replicated((n, b.shape[1])), a)
+    residuals = None
     if rank == n and m > n:
         d = ew.abs(b - matmul(a, x))
         residuals = stats.sum(d * d, axis=0)
-    else:
-        residuals = wrap_block(xp.zeros_like(s[:0]), Layout.replicated((0,)), a)
-    residuals = astype(residuals, real_dtype(dtype))
-    s = wrap_block(s, Layout.replicated((n,)), a)
-    return LstsqResult(reshape(x, (n,)) if vector else x, residuals, rank, s)
+    return _result(a, x, residuals, rank, s, vector)
 
 
-def _pseudo_inverse(xp: Any, s: Any, dtype: np.dtype, m: int, n: int, rcond: Any):
-    """(``1 / s`` where a singular value counts, 0 where it is at most ``rcond * s_max``
-    (``rcond=None``: machine epsilon times ``max(M, N)``, NumPy's), the rank)."""
-    cut = (np.finfo(dtype).eps * max(m, n) if rcond is None else rcond) * (
-        s[0] if s.shape[0] else 0
-    )
-    keep = s > cut
+def _factors(t: Array, rcond: Any, m: int, n: int):
+    """``(Q, U, s, V^H, 1 / s, rank)`` of a tall ``t``: TSQR's ``t = Q R`` (``t`` split along
+    its columns moved to its rows first: one all-to-all) and the SVD ``R = U S V^H`` of the
+    small ``R`` on every rank; ``1 / s`` where a singular value counts, 0 where it is at most
+    ``rcond * s_max`` (``rcond=None``: machine epsilon times ``max(M, N)``, NumPy's)."""
+    if t.split == 1:
+        t = resplit(t, 0)
+    q, r = qr(t)
+    xp = t._backend.xp
+    u, s, vh = xp.linalg.svd(r._local, full_matrices=False)
+    top = s[0] if s.shape[0] else 0
+    keep = s > (np.finfo(t.dtype).eps * max(m, n) if rcond is None else rcond) * top
     rank = int(xp.sum(xp.astype(keep, xp.int64))) if s.shape[0] else 0
-    return xp.where(keep, 1 / xp.where(keep, s, xp.ones_like(s)), xp.zeros_like(s)), rank
+    inv = xp.where(keep, 1 / xp.where(keep, s, xp.ones_like(s)), xp.zeros_like(s))
+    return q, u, s, vh, inv, rank
+
+
+def _result(a: Array, x: Array, residuals: Array | None, rank: int, s: Any, vector: bool):
+    """NumPy's ``(x, residuals, rank, s)``: ``residuals`` empty where None, in ``a``'s real
+    dtype; ``s`` replicated; ``x`` 1-D for a 1-D ``b``."""
+    xp = a._backend.xp
+    if residuals is None:
+        residuals = wrap_block(xp.zeros_like(s[:0]), Layout.replicated((0,)), a)
+    residuals = astype(residuals, real_dtype(a.dtype))
+    s = wrap_block(s, Layout.replicated(tuple(s.shape)), a)
+    return LstsqResult(reshape(x, (x.shape[0],)) if vector else x, residuals, rank, s)
 
 
 def _wide(a: Array, b: Array, rcond: Any, vector: bool) -> LstsqResult:
@@ -159,19 +169,9 @@ def _wide(a: Array, b: Array, rcond: Any, vector: bool) -> LstsqResult:
     (M x K, made whole) and the small SVD, none for ``Q @ (...)`` (Q's rows times a replicated
     M x K)."""
     m, n = a.shape
-    dtype = a.dtype
-    at = ew.conj(matrix_transpose(a))
-    if at.split == 1:  # a split along its rows: the transpose's columns, moved to its rows
-        at = resplit(at, 0)
-    q, r = qr(at)
+    q, u, s, vh, inv, rank = _factors(ew.conj(matrix_transpose(a)), rcond, m, n)
     if b.split is not None:  # M x K, with M < N: small beside a
         b = resplit(b, None)
-    xp = a._backend.xp
-    u, s, vh = xp.linalg.svd(r._local, full_matrices=False)
-    inv, rank = _pseudo_inverse(xp, s, dtype, m, n, rcond)
     small = u @ (inv[:, None] * (vh @ b._local))  # U S^+ V^H b, M x K
     x = matmul(q, wrap_block(small, Layout.replicated(small.shape), a))
-    residuals = wrap_block(xp.zeros_like(s[:0]), Layout.replicated((0,)), a)
-    residuals = astype(residuals, real_dtype(dtype))
-    s = wrap_block(s, Layout.replicated((m,)), a)
-    return LstsqResult(reshape(x, (n,)) if vector else x, residuals, rank, s)
+    return _result(a, x, None, rank, s, vector)
