@@ -474,6 +474,8 @@ def _own_view(x: torch.Tensor, dtypes: tuple) -> np.ndarray | None:
     """``_numpy_view`` of ``x`` where it is ``x``'s own memory (no conjugate or negative bit
     pending, which ``_numpy_view`` would resolve into a copy): a view that may be written,
     or read as ``x``'s memory; else ``None``."""
+    # _numpy_view's checks written out, not called: every kernel above views its operands
+    # and its out= tensor so (0.5 us of the 6 us of a call on 1000 elements)
     if x.dtype not in dtypes or x.requires_grad or not x.is_cpu or x.is_conj() or x.is_neg():
         return None
     return x.numpy()
