@@ -24,6 +24,7 @@ import numpy as np
 from ._array import Array, replicated_operand
 from ._ops.elementwise import SCALARS, apply_elementwise
 from ._utility_functions import all
+from ._validation import as_number
 
 __all__ = ["allclose", "array_equal", "isclose"]
 
@@ -74,10 +75,9 @@ def _broadcast(func: str, x: Any, y: Any) -> tuple[int, ...]:
 
 
 def _tolerance(value: Any, name: str) -> float:
-    """A tolerance as a float: a real number, or a 0-d real array (xdist's, replicated as
-    every 0-d array is, or NumPy's): ``np.testing.assert_allclose`` passes one through."""
-    if isinstance(value, Array | np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
-        value = float(value)
+    """A tolerance as a float: a real number, or a 0-d real array (``as_number``):
+    ``np.testing.assert_allclose`` passes one through."""
+    value = as_number(value)
     if isinstance(value, Array) or not isinstance(value, numbers.Real):
         raise NotImplementedError(
             f"isclose: {name} must be a real scalar, got {type(value).__name__}; arrays of "

@@ -48,7 +48,7 @@ from ._pending import keep, keep_result
 from ._placement import DEFAULT, Placement, mark_unplaced, resolve_split, span
 from ._runtime import default_backend
 from ._transport.comm import Communicator
-from ._validation import check_array, check_int, check_same_context
+from ._validation import as_number, check_array, check_int, check_same_context
 from .backends.base import Backend
 
 __all__ = [
@@ -107,19 +107,6 @@ def _scalar_dtype(value: Any, backend: Backend | None = None) -> np.dtype:
     return _default(kind, backend)
 
 
-def _number(value: Any) -> Any:
-    """A number given as NumPy's scalar or as a 0-d array (xdist's, replicated as every 0-d
-    array is, or NumPy's) as the Python scalar of its value, as NumPy and Torch take one
-    (SciPy passes ``np.int64`` bounds to ``arange`` and 0-d arrays to ``linspace``);
-    anything else as it is, for the caller's check."""
-    if isinstance(value, _array.Array) and value.ndim == 0:
-        return np.asarray(value._backend.to_host(value._local)).item()
-    if isinstance(value, np.generic | np.ndarray) and value.ndim == 0:
-        if value.dtype.kind in "biufc":
-            return value.item()
-    return value
-
-
 def _fill_value(value: Any) -> tuple[Any, np.dtype | None]:
     """``(Python scalar, its array's dtype or None)`` for a fill value: a Python scalar (a
     NumPy float64, a float, among them) as it is; a 0-d array or another NumPy scalar as
@@ -127,7 +114,7 @@ def _fill_value(value: Any) -> tuple[Any, np.dtype | None]:
     fills with ``xp.asarray(constant)``)."""
     if isinstance(value, _SCALARS):
         return value, None
-    number = _number(value)
+    number = as_number(value)
     return number, (None if number is value else value.dtype)
 
 
@@ -265,7 +252,7 @@ def arange(
     ``x[i] = start + i * ((start + step) - start)`` in the result's dtype, ``x[1]`` being
     ``start + step``; so blocks equal NumPy's ``arange`` at any number of ranks.
     """
-    start, stop, step = _number(start), _number(stop), _number(step)
+    start, stop, step = as_number(start), as_number(stop), as_number(step)
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if not (v is None and name == "stop") and (
             not isinstance(v, (int, float)) or isinstance(v, builtins.bool)
@@ -304,7 +291,7 @@ def linspace(
     (which the standard leaves to the library) takes NumPy's values: the floor of each
     double-precision value, real bounds that the dtype holds.
     """
-    start, stop = _number(start), _number(stop)
+    start, stop = as_number(start), as_number(stop)
     for name, v in (("start", start), ("stop", stop)):
         if not isinstance(v, (int, float, complex)) or isinstance(v, builtins.bool):
             raise TypeError(f"linspace: {name} must be a real or complex number, got {v!r}")

@@ -8,10 +8,13 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from . import _array
 
 __all__ = [
     "as_index",
+    "as_number",
     "check_array",
     "check_int",
     "check_ints",
@@ -108,6 +111,20 @@ def as_index(value: Any) -> int | None:
         return operator.index(value)
     except TypeError:
         return None
+
+
+def as_number(value: Any) -> Any:
+    """A number given as NumPy's scalar or as a 0-d array (xdist's, replicated as every 0-d
+    array is, or NumPy's) as the Python scalar of its value, as NumPy and Torch take one
+    (SciPy passes ``np.int64`` bounds to ``arange``, 0-d arrays to ``linspace`` and ``full``
+    and, through ``np.testing``, as ``isclose``'s tolerances); anything else as it is, for
+    the caller's check."""
+    if isinstance(value, _array.Array) and value.ndim == 0:
+        return value._backend.item(value._local)
+    if isinstance(value, np.generic | np.ndarray) and value.ndim == 0:
+        if value.dtype.kind in "biufc":
+            return value.item()
+    return value
 
 
 def check_int(value: Any, func: str, name: str, minimum: int | None = None) -> int:
