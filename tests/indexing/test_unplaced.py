@@ -156,3 +156,89 @@ def test_what_keeps_it_replicated(case):
     if case == "view":
         np.testing.assert_array_equal(xdist.to_numpy(held), _expected()[:, 2])
     del held
+
+
+def _mask_and_rows(counts):
+    """A split mask over the rows of ``_x`` and the selected rows (SciPy's elementwise
+    solvers: ``x_eval[ir] = work.x[ir][:, None] + hr[ir]``)."""
+    a = random_array((N, F), "float64", seed=1)
+    x = _x(uneven_counts(N, SIZE) if counts else None)
+    return a, x, x[:, 0] > 0.0
+
+
+@pytest.mark.parametrize("counts", [None, "uneven"])
+@pytest.mark.parametrize("value", ["rows", "scalar"])
+def test_a_split_mask_written_through_makes_it_split_like_the_mask(counts, value):
+    """``z[mask] = rows`` (or a scalar) into ``zeros`` with a split mask: ``z`` takes the
+    mask's split, and neither the mask nor the rows are gathered; the flag and the rows'
+    counts are all that is sent."""
+    a, x, m = _mask_and_rows(counts)
+    with xdist.config_context(gather_warning_elements=0), warnings.catch_warnings():
+        warnings.simplefilter("error", xdist.GatherWarning)
+        rows = x[m] * 2.0 if value == "rows" else 7.0
+        z = xdist.zeros((N, F), dtype=xdist.float64)
+        with xdist.count_collectives() as sent:
+            z[m] = rows
+        z[~m] = -1.0  # a second write, into the split array
+    assert z.split == 0 and z.counts == x.counts
+    assert sum(sent.bytes.values()) <= 16 * SIZE  # a flag and the counts of rows, no data
+    expected = np.zeros((N, F))
+    expected[a[:, 0] > 0] = a[a[:, 0] > 0] * 2.0 if value == "rows" else 7.0
+    expected[~(a[:, 0] > 0)] = -1.0
+    np.testing.assert_array_equal(z.to_numpy(), expected)
+
+
+@pytest.mark.parametrize("counts", [None, "uneven"])
+def test_split_indices_in_rank_order_make_it_split_where_each_ranks_indices_are(counts):
+    """``res[active] = val`` with ``active = arange(n)[~stop]`` split (SciPy's
+    ``_update_active``): each rank's indices lie in a run of its own, so ``res`` takes a
+    split whose blocks hold them (the data's own counts when every index is there) and
+    nothing is gathered; a later write with fewer indices keeps that layout."""
+    a, x, m = _mask_and_rows(counts)
+    with xdist.config_context(gather_warning_elements=0), warnings.catch_warnings():
+        warnings.simplefilter("error", xdist.GatherWarning)
+        everything = xdist.arange(N)[x[:, 0] < 9]  # every index, split like x
+        res = xdist.zeros(N, dtype=xdist.float64)
+        res[everything] = x[:, 1]
+        assert res.split == 0 and res.counts == x.counts
+        active = xdist.arange(N)[m]
+        some = xdist.full(N, -1.0, dtype=xdist.float64)
+        some[active] = x[:, 2][m]
+        assert some.split == 0
+        lo, hi = some.layout.local_range(xdist.default_comm().rank)
+        assert all(lo <= i < hi for i in active.local.tolist())
+        res[active] = 5.0
+    expected = a[:, 1].copy()
+    expected[a[:, 0] > 0] = 5.0
+    np.testing.assert_array_equal(res.to_numpy(), expected)
+    expected = np.full(N, -1.0)
+    expected[a[:, 0] > 0] = a[a[:, 0] > 0, 2]
+    np.testing.assert_array_equal(some.to_numpy(), expected)
+
+
+@pytest.mark.parametrize("case", ["shuffled", "view", "out_of_bounds"])
+def test_indices_that_keep_it_replicated(case):
+    """Indices out of rank order (a shuffle, at more than one rank), a view of the array
+    held, or an index out of bounds (the same IndexError as any write): the array keeps its
+    replicated layout."""
+    a = random_array((N,), "float64", seed=3)
+    order = np.random.default_rng(0).permutation(N) if case == "shuffled" else np.arange(N)
+    if case == "out_of_bounds":
+        order[-1] = N
+    idx = distribute(order, 0)
+    v = distribute(a, 0)
+    with xdist.config_context(gather_warning_elements=0), warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdist.GatherWarning)
+        z = xdist.zeros(N, dtype=xdist.float64)
+        held = z[1:] if case == "view" else None
+        if case == "out_of_bounds":
+            with pytest.raises(IndexError, match="out of bounds"):
+                z[idx] = v
+            return
+        z[idx] = v
+    assert z.split is None or (case == "shuffled" and SIZE == 1)  # one rank: one run
+    expected = np.zeros(N)
+    expected[order] = a
+    np.testing.assert_array_equal(z.to_numpy(), expected)
+    if case == "view":
+        np.testing.assert_array_equal(xdist.to_numpy(held), a[1:])

@@ -160,8 +160,10 @@ def test_elementwise_solvers_and_cumulative_simpson(counts):
     ``xp.full(n, xp.asarray(code))``, take a 0-d ``args`` and make their work arrays with
     creation functions) and ``cumulative_simpson`` (``np.int64`` axes inside), on split
     samples: NumPy's values. With ``default_split=0`` the work arrays are split too, and
-    nothing is gathered (the fixture's ``no_gather(0)``); under the default (replicated
-    work arrays) the same values, with the gathers the docs name."""
+    nothing is gathered (the fixture's ``no_gather(0)``); under the default the work arrays
+    are made replicated and take the samples' split when the solvers write into them through
+    split masks and index arrays: the same values, split, and nothing of the samples'
+    length gathered."""
     from scipy import differentiate
     from scipy.optimize import elementwise
 
@@ -183,8 +185,15 @@ def test_elementwise_solvers_and_cumulative_simpson(counts):
         got = elementwise.find_root(lambda t, a: t * t - a, (lo, hi), args=(xs,)).x
         assert got.split == 0
         assert_close(got, ref_r, rtol=1e-12, atol=1e-12)
-    with no_gather(N * 16):  # the default: replicated work arrays, small gathers allowed
-        assert_close(differentiate.derivative(xdist.exp, xs).df, ref_d, rtol=1e-10)
+    # The default: the work arrays made replicated take the split of the samples written
+    # into them through split masks and indices, and nothing of N elements is gathered.
+    with no_gather(N // 2):
+        got = differentiate.derivative(xdist.exp, xs).df
+        assert got.split == 0
+        assert_close(got, ref_d, rtol=1e-10)
+        got = elementwise.find_root(lambda t, a: t * t - a, (lo, hi), args=(xs,)).x
+        assert got.split == 0
+        assert_close(got, ref_r, rtol=1e-12, atol=1e-12)
     X = data()[0]
     # SciPy's constants (1/3, 1/12) are arrays of the default dtype: float32 on Torch
     default = xdist.__array_namespace_info__().default_dtypes()["real floating"]

@@ -405,27 +405,42 @@ def _takes_split(x: _array.Array, parts: list[Part], value: Any) -> bool:
     Then each rank keeps its rows of ``x`` (the same on every rank: nothing moves) and
     receives only its rows of ``value``, instead of all of them. Collective (one allreduce
     of a flag) where ``x`` and ``value`` qualify by their metadata."""
-    if not (isinstance(value, _array.Array) and value.split is not None and unplaced(x)):
+    if not (isinstance(value, _array.Array) and value.split is not None and takes_split(x)):
         return False
     chosen = [i for i, p in enumerate(parts) if type(p) is range]
-    if len(chosen) < value.ndim or math.prod(x.shape) <= get_config().gather_warning_elements:
+    if len(chosen) < value.ndim:
         return False
     axis = chosen[len(chosen) - value.ndim + value.split]
     layout = _taken_layout(x.shape, axis, parts[axis], value)
     if layout is None:
         return False
+    return take_layout(x, layout, all_ranks(alone(x), x._comm))
+
+
+def alone(x: _array.Array) -> bool:
+    """Whether nothing but ``x`` refers to its block: no view of it, never handed out (the
+    caller holds no reference to the block)."""
     block = x._local
     # the slot and this name hold the block, and getrefcount's argument: nothing else
-    alone = x._writeback is None and kept(block) and sys.getrefcount(block) <= 3
-    if not all_ranks(alone, x._comm):
-        placed(x)
-        return False
-    mine = x._backend.xp.asarray(block[layout.local_slice(x._comm.rank)], copy=True)
-    del block
-    x._local, x._layout = mine, layout
-    keep(mine)
+    return x._writeback is None and kept(block) and sys.getrefcount(block) <= 3
+
+
+def take_layout(x: _array.Array, layout: Layout, agreed: bool) -> bool:
+    """Give ``x`` (replicated, ``unplaced``) ``layout`` where every rank ``agreed`` (``alone``,
+    agreed by the caller's collective): each rank keeps its rows of the block, the same on
+    every rank, so nothing moves. Either way ``x``'s layout is settled (``placed``)."""
+    if agreed:
+        mine = x._backend.xp.asarray(x._local[layout.local_slice(x._comm.rank)], copy=True)
+        x._local, x._layout = mine, layout
+        keep(mine)
     placed(x)
-    return True
+    return agreed
+
+
+def takes_split(x: _array.Array) -> bool:
+    """Whether ``x`` may take the split of split data written into it: made replicated by
+    default (``_placement.unplaced``) and larger than ``gather_warning_elements``."""
+    return unplaced(x) and math.prod(x.shape) > get_config().gather_warning_elements
 
 
 def _taken_layout(shape: tuple[int, ...], axis: int, part: range, value: Any) -> Layout | None:

@@ -27,9 +27,9 @@ from .. import _array
 from .._config import get_config
 from .._layout import Layout
 from .._movement.broadcast import align_block, broadcast_shapes, output_layout
-from .._movement.collectives import alltoallv_host
+from .._movement.collectives import allgather_ints, alltoallv_host
 from ..backends import Backend
-from .basic import getitem_basic
+from .basic import alone, getitem_basic, take_layout, takes_split
 from .gather_scatter import (
     fetch,
     fetch_spread,
@@ -323,6 +323,8 @@ def setitem_arrays(x: _array.Array, key: Any, value: Any) -> None:
     nb, rank = len(bshape), comm.rank
     arrays = [a for a in plan.items if isinstance(a, _array.Array)]
     parts = list(ranges.values())  # of the other axes, in block indices once local
+    if layout.split is None and _takes_index_split(x, plan):
+        layout = x._layout
     if layout.split is not None and layout.split not in adv:  # split along a sliced axis
         target = Layout.replicated(bshape)
         s = layout.split
@@ -353,6 +355,42 @@ def setitem_arrays(x: _array.Array, key: Any, value: Any) -> None:
     lrest = [len(r) for r in parts]
     vals = _arrange(piece, x, (*lrest[:front], *lb, *lrest[front:]), front, nb, flips)
     store(x, adv, coords, vals, target.split is None, bad, error, rest_key)
+
+
+def _takes_index_split(x: _array.Array, plan: Plan) -> bool:
+    """Whether replicated ``x`` takes a split along the axis that a split 1-D index array
+    selects before ``x[key] = value`` (SciPy's elementwise solvers write their results at the
+    positions of the elements still active, ``active = active[~stop]``), and if so takes it:
+    ``x`` qualifies as for a basic key (``basic.takes_split``), and each rank's indices lie in
+    a run of ``x``'s axis of their own, in rank order (one ``allgather`` of each rank's
+    smallest and largest index). The blocks then start where each rank's indices start
+    (between two runs, at the balanced boundary where it falls between them), so each rank
+    writes its own elements and nothing moves."""
+    if not (len(plan.adv) == 1 and takes_split(x)):
+        return False
+    index = plan.items[0]
+    if not (isinstance(index, _array.Array) and index.ndim == 1 and index.split == 0):
+        return False
+    axis = plan.adv[0]
+    n = x.shape[axis]
+    block, xp = index._local, index._backend.xp
+    held = int(block.shape[0])
+    lo = int(xp.min(block)) if held else 0
+    hi = int(xp.max(block)) if held else -1
+    table = allgather_ints([alone(x), 0 <= lo and hi < n, held, lo, hi], x._comm)
+    if not table[:, 0].all():  # x or a view of it is referred to: its layout stays
+        return take_layout(x, x._layout, False)
+    runs = [(int(a), int(b)) for _, _, c, a, b in table if c]
+    if not (table[:, 1].all() and runs and all(b < a for (_, b), (a, _) in zip(runs, runs[1:]))):
+        return False  # no index, one out of bounds (raised below), or runs out of order
+    balanced = Layout.balanced(x.shape, axis, x._comm.size)
+    starts = [0]
+    for r in range(1, x._comm.size):  # after every earlier rank's run, before every later one
+        after = max((int(b) + 1 for _, _, c, _, b in table[:r] if c), default=0)
+        before = min((int(a) for _, _, c, a, _ in table[r:] if c), default=n)
+        starts.append(min(max(balanced.offsets[r], after), before))
+    counts = tuple(b - a for a, b in zip(starts, [*starts[1:], n]))
+    return take_layout(x, Layout(x.shape, axis, counts), True)
 
 
 def _arrange(piece: Any, x: _array.Array, lshape: tuple, front: int, nb: int, flips) -> Any:

@@ -19,9 +19,12 @@ the result has exact, possibly uneven counts known on every rank. What travels:
   mask selects each rank's rows, split like a mask split along axis 0.
 
 ``x[mask] = value`` writes, on each rank, the selected elements it holds, with the mask
-brought to ``x``'s layout as above. A scalar ``value`` (or one that broadcasts along the
-selected axis) needs no count; a ``value`` with one row per selected element sends each rank
-the rows it writes.
+brought to ``x``'s layout as above. A split mask written through into an ``x`` that a
+creation function made replicated by default (large, never handed out:
+``basic.takes_split``) first gives ``x`` its split, so that neither the mask nor the rows of
+``value`` are gathered. A scalar ``value`` (or one that broadcasts along the selected axis)
+needs no count; a ``value`` with one row per selected element sends each rank the rows it
+writes.
 """
 
 from __future__ import annotations
@@ -32,11 +35,17 @@ import numpy as np
 
 from .. import _array
 from .._layout import Layout
-from .._movement.collectives import allgather_ints, allreduce_host, exscan_host, layout_from_local
+from .._movement.collectives import (
+    all_ranks,
+    allgather_ints,
+    allreduce_host,
+    exscan_host,
+    layout_from_local,
+)
 from .._movement.gathers import implicit_gather
 from .._movement.redistribute import gather_block, redistribute_block
 from ..backends import Backend
-from .basic import setitem_basic
+from .basic import alone, setitem_basic, take_layout, takes_split
 from .gather_scatter import fetch, store
 from .values import SCALARS, check_value, fetch_value, full_box, wanted
 
@@ -129,7 +138,7 @@ def _empty(x: _array.Array, m: int) -> _array.Array:
 def _mask_replicated(x: _array.Array, mask: _array.Array) -> _array.Array:
     comm, backend = x._comm, x._backend
     rest = x.shape[mask.ndim :]
-    if mask.split is None or comm.size == 1:
+    if mask.split is None:
         sel = backend.select(x._local, gather_block(mask._local, mask._layout, comm, backend))
         return _array.Array._new(sel, Layout.replicated((int(sel.shape[0]), *rest)), comm, backend)
     mlayout = mask._layout
@@ -195,6 +204,9 @@ def setitem_mask(x: _array.Array, mask: _array.Array, value: Any) -> None:
     if mask.size == 0:
         _check_rows(lead, 0)
         return
+    if x.split is None and mask.split is not None and takes_split(x):
+        # x made replicated by default takes the mask's split: each rank writes its rows
+        take_layout(x, Layout(x.shape, mask.split, mask.counts), all_ranks(alone(x), x._comm))
     s = x.split
     whole = s is None or s >= m
     mblock = _mask_block(x, mask, whole)
