@@ -156,7 +156,7 @@ def test_integrate_trapezoid(counts, axis):
 
 def test_elementwise_solvers_and_cumulative_simpson(counts):
     """SciPy's elementwise iterative methods (``differentiate.derivative``,
-    ``optimize.elementwise.find_root``: they fill their status arrays with
+    ``optimize.elementwise.find_root``, ``integrate.tanhsinh``: they fill their status arrays with
     ``xp.full(n, xp.asarray(code))``, take a 0-d ``args`` and make their work arrays with
     creation functions) and ``cumulative_simpson`` (``np.int64`` axes inside), on split
     samples: NumPy's values. With ``default_split=0`` the work arrays are split too, and
@@ -194,6 +194,9 @@ def test_elementwise_solvers_and_cumulative_simpson(counts):
         got = elementwise.find_root(lambda t, a: t * t - a, (lo, hi), args=(xs,)).x
         assert got.split == 0
         assert_close(got, ref_r, rtol=1e-12, atol=1e-12)
+        got = integrate.tanhsinh(xdist.exp, lo, xs).integral
+        assert got.split == 0
+        assert_close(got, integrate.tanhsinh(np.exp, np.zeros(N), x).integral, rtol=1e-12)
     X = data()[0]
     # SciPy's constants (1/3, 1/12) are arrays of the default dtype: float32 on Torch
     default = xdist.__array_namespace_info__().default_dtypes()["real floating"]

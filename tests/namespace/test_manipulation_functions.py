@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -266,6 +267,24 @@ def test_reshape_copy():
         with xdist.count_collectives() as counts, pytest.raises(ValueError, match="copy=False"):
             xdist.reshape(x1, (24,), copy=False)
         assert _sent(counts) == 0
+
+
+def test_reshape_to_its_own_shape_is_the_array_itself():
+    """``reshape(x, x.shape)`` (and ``-1`` of a 1-D array: SciPy's ``xp_ravel``) without
+    ``copy=True`` is ``x``: writes reach it, and an array made replicated by default keeps
+    taking the split of split data written into it; ``copy=True`` copies."""
+    g = random_array((7,), "float64", 12)
+    x = distribute(g, 0, uneven_counts(7, SIZE))
+    for shape, copy in (((7,), None), ((-1,), None), ((7,), False)):
+        assert xdist.reshape(x, shape, copy=copy) is x
+    copied = xdist.reshape(x, (7,), copy=True)
+    assert copied is not x and (not shares_memory(copied.local, x.local) or x.local.size == 0)
+    with xdist.config_context(gather_warning_elements=0), warnings.catch_warnings():
+        warnings.simplefilter("error", xdist.GatherWarning)
+        z = xdist.reshape(xdist.zeros(7, dtype=xdist.float64), (-1,))
+        z[x > 0] = x[x > 0]
+    assert z.split == 0 and z.counts == x.counts
+    assert_equal(z, np.where(g > 0, g, 0.0))
 
 
 def test_reshape_copy_false_needs_a_view():

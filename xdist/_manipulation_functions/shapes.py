@@ -398,12 +398,18 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     Where NumPy would give a view, the moved result writes itself back into ``x`` after each
     write (the reverse move). ``copy=False`` raises where NumPy would copy and where data must
     move between ranks; on a local reshape the ranks agree with one small allreduce whether
-    every block can be viewed (strides differ).
+    every block can be viewed (strides differ). To its own shape, without ``copy=True``: ``x``
+    itself.
     """
     check_array(x, "reshape")
     if copy is not None and not isinstance(copy, bool):
         raise TypeError(f"reshape: copy must be None or a bool, got {copy!r}")
     new = _target_shape(shape, x.shape)
+    if new == x.shape and not copy:
+        # x itself, as the view of all of it that NumPy gives: an array made replicated by
+        # default stays one that split data written into it may split (SciPy's xp_ravel of
+        # a new 1-D work array)
+        return x
     view = False if copy else _numpy_view(x, new)
     if copy is False and view is False:
         raise ValueError(
