@@ -6,6 +6,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -428,6 +429,86 @@ def test_torch_comparisons_and_integer_arithmetic_through_numpy_views(name, monk
         got = fn(x1, x2)
         assert got.dtype == want.dtype and torch.equal(got.detach(), want.detach())
     assert not calls
+
+
+def _torch_xp():
+    from xdist.backends import torch as backend_module
+
+    return backend_module.backend().xp
+
+
+@_NEEDS_TORCH
+@pytest.mark.parametrize("name", ["floor_divide", "remainder"])
+def test_torch_integer_division_through_numpy_views(name):
+    """The Torch backend's integer ``//`` and ``%`` of CPU tensors of one dtype, or of one
+    and a Python int, are NumPy's on views: Torch's values (floored, the remainder signed as
+    the divisor) and dtype, into ``out=`` (``%``); a zero divisor gives NumPy's 0, quietly, where
+    Torch raises (xdist replaces it before the call); floats stay Torch's (their special
+    values)."""
+    import torch
+    from array_api_compat import torch as compat
+
+    fn, torch_fn = getattr(_torch_xp(), name), getattr(compat, name)
+    rng = np.random.default_rng(5)
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8):
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, size=(6, 5), dtype=dtype, endpoint=True)
+        b = rng.integers(info.min, info.max, size=(6, 5), dtype=dtype, endpoint=True)
+        b[b == 0] = 1
+        a[0, :2], b[0, :2] = (-7, 7) if info.min else (7, 3), (2, -2) if info.min else (2, 5)
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        for x1, x2 in [(ta, tb), (ta, tb[2]), (ta, 3), (100, tb)]:
+            want = torch_fn(x1, x2)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                got = fn(x1, x2)
+            assert got.dtype == want.dtype and torch.equal(got, want), (dtype, x1, x2)
+            if name == "remainder":  # (floor_divide's standard values take no out=)
+                out = torch.empty_like(want)
+                assert fn(x1, x2, out=out) is out and torch.equal(out, want)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert not fn(ta, 0).any() and not fn(ta, torch.zeros_like(tb)).any()
+    x = torch.tensor([-7.5, 7.5, float("inf")], dtype=torch.float64, device="cpu")
+    want = [-4.0, 3.0, np.inf] if name == "floor_divide" else [0.5, 1.5, np.nan]
+    np.testing.assert_array_equal(fn(x, 2.0).numpy(), want)  # (the standard's inf // 2)
+
+
+@_NEEDS_TORCH
+def test_torch_real_arithmetic_calls_torch_directly():
+    """``+ - * /`` of tensors of one real floating dtype, or of one and a Python int or
+    float, and ``x ** 2`` of one, go to Torch's own function, without array-api-compat's
+    wrapper: the values (bitwise) and dtype of the general path, NumPy's ``x ** 2`` (one
+    rounded product), into ``out=``; other kinds (mixed dtypes, complex, bool and integer
+    scalars) keep their paths: Torch's promotion, complex parts apart."""
+    import torch
+    from array_api_compat import torch as compat
+
+    xp = _torch_xp()
+    rng = np.random.default_rng(6)
+    for dtype in (torch.float32, torch.float64):
+        a = torch.from_numpy(rng.standard_normal((5, 4))).to(dtype)
+        b = torch.from_numpy(rng.standard_normal((5, 4))).to(dtype)
+        a[0, 0], b[0, 1] = float("inf"), float("nan")
+        for name in ("add", "subtract", "multiply", "divide"):
+            fn, general = getattr(xp, name), getattr(compat, name)
+            for x1, x2 in [(a, b), (a, b[1]), (a, 0.1), (3, b), (a[0, 1], b), (a, -0.0)]:
+                want = general(x1, x2)
+                got = fn(x1, x2)
+                assert got.dtype == want.dtype and torch.equal(got.nan_to_num(), want.nan_to_num())
+                out = torch.empty_like(want)
+                assert fn(x1, x2, out=out) is out and torch.equal(out.isnan(), want.isnan())
+        for two in (2, 2.0):
+            squared = xp.pow(a, two)
+            assert squared.dtype == dtype
+            np.testing.assert_array_equal(squared.numpy(), np.power(a.numpy(), 2))
+        np.testing.assert_array_equal(xp.pow(a, 3).numpy(), np.power(a.numpy(), 3))
+    h = torch.tensor([1.0, 2.0], dtype=torch.float32, device="cpu")
+    assert xp.add(h, torch.tensor([1.0], dtype=torch.float64, device="cpu")).dtype == torch.float64
+    assert xp.multiply(h, True).dtype == torch.float32
+    cpu = {"device": "cpu"}
+    z = xp.subtract(torch.tensor([1 + 2j], **cpu), torch.tensor([complex(1, float("inf"))], **cpu))
+    assert z.real.item() == 0.0  # complex parts apart (Torch alone gives NaN)
 
 
 @_NEEDS_TORCH
