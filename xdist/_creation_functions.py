@@ -110,7 +110,7 @@ def _scalar_dtype(value: Any, backend: Backend | None = None) -> np.dtype:
 def _fill_value(value: Any) -> tuple[Any, np.dtype | None]:
     """``(Python scalar, its array's dtype or None)`` for a fill value: a Python scalar (a
     NumPy float64, a float, among them) as it is; a 0-d array or another NumPy scalar as
-    its value and dtype (``_number``), as NumPy, Torch and array-api-strict take one (SciPy
+    its value and dtype (``as_number``), as NumPy, Torch and array-api-strict take one (SciPy
     fills with ``xp.asarray(constant)``)."""
     if isinstance(value, _SCALARS):
         return value, None

@@ -27,10 +27,6 @@ __all__ = ["cross", "diagonal", "outer", "trace"]
 
 
 # -- diagonal, trace ---------------------------------------------------------------------------
-def _check_offset(offset: Any, func: str) -> int:
-    return check_int(offset, func, "offset")
-
-
 def _diagonal_length(m: int, n: int, offset: int) -> int:
     return max(0, min(m, n - offset) if offset >= 0 else min(m + offset, n))
 
@@ -59,7 +55,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     check_array(x, "diagonal")
     if x.ndim < 2:
         raise ValueError(f"diagonal: x must be at least 2-D, got {x.ndim} dimensions")
-    offset = _check_offset(offset, "diagonal")
+    offset = check_int(offset, "diagonal", "offset")
     m, n = x.shape[-2:]
     length = _diagonal_length(m, n, offset)
     shape = (*x.shape[:-2], length)
@@ -85,7 +81,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     check_category(x.dtype, "numeric", "trace")
     if x.ndim < 2:
         raise ValueError(f"trace: x must be at least 2-D, got {x.ndim} dimensions")
-    offset = _check_offset(offset, "trace")
+    offset = check_int(offset, "trace", "offset")
     if dtype is not None:
         check_category(as_dtype(dtype, "trace"), "numeric", "trace", "dtype")
     return stats.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
