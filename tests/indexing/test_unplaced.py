@@ -242,3 +242,28 @@ def test_indices_that_keep_it_replicated(case):
     np.testing.assert_array_equal(z.to_numpy(), expected)
     if case == "view":
         np.testing.assert_array_equal(xdist.to_numpy(held), a[1:])
+
+
+@pytest.mark.parametrize("held", [False, True])
+def test_a_flattened_array_made_replicated_by_default_takes_the_split_too(held):
+    """``xp.reshape(xp.full((n, m), v), (-1,))`` (SciPy's ``xp_ravel`` of 2-D work arrays in
+    ``tanhsinh``) is made replicated by default as well: a split mask written through it
+    splits it, nothing gathered. While the 2-D array is held, the flat one is its view:
+    writes through it must reach the 2-D array, so both keep the replicated layout."""
+    a, x, _ = _mask_and_rows(None)
+    flat_mask = xdist.reshape(x > 0.0, (-1,))  # split, N * F
+    with xdist.config_context(gather_warning_elements=0), warnings.catch_warnings():
+        warnings.simplefilter("ignore" if held else "error", xdist.GatherWarning)
+        full = xdist.full((N, F), 2.0, dtype=xdist.float64)
+        z = xdist.reshape(full, (-1,))
+        if not held:
+            del full
+        z[flat_mask] = -1.0
+    expected = np.full(N * F, 2.0)
+    expected[(a > 0).ravel()] = -1.0
+    np.testing.assert_array_equal(z.to_numpy(), expected)
+    if held:
+        assert z.split is None and full.split is None
+        np.testing.assert_array_equal(full.to_numpy(), expected.reshape(N, F))
+    else:
+        assert z.split == 0 and z.counts == flat_mask.counts

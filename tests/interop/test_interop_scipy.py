@@ -197,6 +197,14 @@ def test_elementwise_solvers_and_cumulative_simpson(counts):
         got = integrate.tanhsinh(xdist.exp, lo, xs).integral
         assert got.split == 0
         assert_close(got, integrate.tanhsinh(np.exp, np.zeros(N), x).integral, rtol=1e-12)
+        # 2-D limits: the work arrays are flattened (``xp_ravel``) 2-D ones
+        x2 = np.stack([x, 2.0 * x], axis=1)
+        got = integrate.tanhsinh(
+            xdist.exp, split_rows(np.zeros((N, 2)), counts), split_rows(x2, counts)
+        )
+        assert got.integral.split == 0
+        ref = integrate.tanhsinh(np.exp, np.zeros((N, 2)), x2).integral
+        assert_close(got.integral, ref, rtol=1e-12)
     X = data()[0]
     # SciPy's constants (1/3, 1/12) are arrays of the default dtype: float32 on Torch
     default = xdist.__array_namespace_info__().default_dtypes()["real floating"]

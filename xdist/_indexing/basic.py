@@ -30,7 +30,7 @@ from .._config import get_config
 from .._layout import Layout, intersect
 from .._movement.collectives import all_ranks, bcast_block
 from .._movement.redistribute import PerRank, exchange_boxes
-from .._pending import keep, kept
+from .._pending import keep, kept, viewed
 from .._placement import placed, unplaced
 from ..backends.base import Backend
 from .keys import (
@@ -419,10 +419,15 @@ def _takes_split(x: _array.Array, parts: list[Part], value: Any) -> bool:
 
 def alone(x: _array.Array) -> bool:
     """Whether nothing but ``x`` refers to its block: no view of it, never handed out (the
-    caller holds no reference to the block)."""
+    caller holds no reference to the block); where the block views another (a reshape's),
+    nothing but the block refers to that one either."""
     block = x._local
     # the slot and this name hold the block, and getrefcount's argument: nothing else
-    return x._writeback is None and kept(block) and sys.getrefcount(block) <= 3
+    if x._writeback is not None or not kept(block) or sys.getrefcount(block) > 3:
+        return False
+    base = viewed(block)
+    # the view, this name and getrefcount's argument
+    return base is None or sys.getrefcount(base) <= 3
 
 
 def take_layout(x: _array.Array, layout: Layout, agreed: bool) -> bool:

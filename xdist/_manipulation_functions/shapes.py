@@ -33,6 +33,7 @@ from .._indexing.strides import c_strides, model_strides, note_strides, noted_st
 from .._layout import Layout
 from .._movement.collectives import all_ranks
 from .._movement.redistribute import exchange_boxes, gather_block, redistribute_block
+from .._placement import mark_unplaced, unplaced
 from .._transport.comm import Communicator
 from .._validation import (
     as_index,
@@ -399,7 +400,8 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     write (the reverse move). ``copy=False`` raises where NumPy would copy and where data must
     move between ranks; on a local reshape the ranks agree with one small allreduce whether
     every block can be viewed (strides differ). To its own shape, without ``copy=True``: ``x``
-    itself.
+    itself. A replicated ``x`` made so by default (``_placement.unplaced``) gives a result
+    made so by default too.
     """
     check_array(x, "reshape")
     if copy is not None and not isinstance(copy, bool):
@@ -418,7 +420,13 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         )
     layout, comm = x._layout, x._comm
     if layout.split is None:
-        return _reshape_block(x, Layout.replicated(new), copy, view)
+        out = _reshape_block(x, Layout.replicated(new), copy, view)
+        if unplaced(x) and out._writeback is None:
+            # a reshape of an array made replicated by default is one too (SciPy's xp_ravel
+            # of a 2-D work array): split data written into it may split it while nothing
+            # else refers to its memory (``_indexing.basic.alone``)
+            mark_unplaced(out)
+        return out
     if comm.size == 1:
         return _reshape_block(x, Layout.balanced(new, 0 if new else None, 1), copy, view)
     local = _local_layout(layout, new, comm.size)
