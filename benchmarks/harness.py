@@ -61,10 +61,14 @@ def answer(mpi, reply: dict) -> None:
 def _finish() -> None:
     """The work of a call done: xdist records chains of elementwise functions and runs them
     when their value is needed, so a result that the call returns unread is made here, in
-    the timed interval (``xdist.synchronize``), as an eager library made it in the call."""
+    the timed interval (``xdist.synchronize``), as an eager library made it in the call; the
+    kernels a call queued on a GPU are waited for (Torch's ``cuda.synchronize``)."""
     xdist = sys.modules.get("xdist")
     if xdist is not None:
         xdist.synchronize()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():  # a GPU's queue finished too
+        torch.cuda.synchronize()
 
 
 def timed(fn: Callable[[], object], repeat: int, mpi) -> float:

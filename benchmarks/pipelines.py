@@ -2,7 +2,7 @@
 
     python benchmarks/pipelines.py [--rows 20000] [--rounds 3] [--repeat 1]
         [--only name,name] [--contenders numpy,torch,xdist1,xdist2,xdist2torch]
-        [--gather-elements N] [--json out.json] [--plot ratios.png]
+        [--gather-elements N] [--json out.json] [--plot ratios.png] [--cuda-device cuda]
 
 Each pipeline of ``benchmarks/pipelines_cases.py`` is one function of ``(X, y, xp)``, run
 with ``sklearn.set_config(array_api_dispatch=True)`` and ``SCIPY_ARRAY_API=1`` by every
@@ -14,7 +14,12 @@ contender on the same data (``--rows`` samples x 16 float64 features; the PCA ca
 - ``xdist1``: xdist arrays split along samples, ``mpiexec -n 1``, NumPy backend, 2 threads;
 - ``xdist2``: the same at ``mpiexec -n 2``, one thread per rank;
 - ``xdist2torch``: ``mpiexec -n 2`` with ``XDIST_BACKEND=torch``, one Torch thread per rank
-  (``XDIST_TORCH_THREADS=1``: under mpiexec Torch's own default would drop to one anyway).
+  (``XDIST_TORCH_THREADS=1``: under mpiexec Torch's own default would drop to one anyway);
+- on a GPU (named in ``--contenders``, not run by default): ``torchcuda``, Torch tensors on
+  the GPU; ``xdist1cuda``, xdist's Torch backend with its blocks on the GPU
+  (``XDIST_DEVICE=cuda``), one process without MPI. Their calls are timed up to a
+  synchronized device. ``--cuda-device cpu`` runs them on the CPU instead, to check the
+  script on a machine without a GPU.
 
 Every contender is its own long-lived process (``benchmarks/harness.py``'s ``Server``),
 started with its threads set in the environment (``OMP_NUM_THREADS``,
@@ -64,7 +69,10 @@ CONTENDERS = {
     "xdist1": ("xdist-1", "xdist", "numpy", 1, 2),
     "xdist2": ("xdist-2", "xdist", "numpy", 2, 1),
     "xdist2torch": ("xdist-2 torch", "xdist", "torch", 2, 1),
+    "torchcuda": ("Torch CUDA", "torch", None, 1, 2),
+    "xdist1cuda": ("xdist-1 Torch-CUDA", "xdist", "torch", 1, 2),
 }
+ON_GPU = ("torchcuda", "xdist1cuda")  # their arrays on ``--cuda-device``; not run by default
 COUNTED = "xdist2"  # the contender whose collectives, bytes and gathers the table shows
 
 
@@ -104,12 +112,15 @@ class Contender:
     """One contender's data and pipelines, in its process (every rank under mpiexec)."""
 
     def __init__(self, kind: str):
+        # "torch" or "xdist", with ":DEVICE" for the arrays on a device (``ON_GPU``)
+        kind, _, self.device = kind.partition(":")
         self.kind = kind
         self.mpi = None
         if kind == "xdist":
-            from mpi4py import MPI
+            if not self.device:  # (on a device: one process, no MPI)
+                from mpi4py import MPI
 
-            self.mpi = MPI.COMM_WORLD
+                self.mpi = MPI.COMM_WORLD
             import xdist  # noqa: F401  (imported before anything is timed)
         elif kind == "torch":
             import torch
@@ -119,7 +130,16 @@ class Contender:
 
         sklearn.set_config(array_api_dispatch=True)
         self.rank = 0 if self.mpi is None else self.mpi.rank
+        self.size = 1 if self.mpi is None else self.mpi.size
         self.data: dict = {}
+
+    def _moved(self, a):
+        """A NumPy array as a Torch tensor on this contender's device (``None`` stays)."""
+        if a is None:
+            return None
+        import torch
+
+        return torch.from_numpy(a).to(self.device or "cpu")
 
     def arrays(self, kind: str, rows: int):
         if kind in self.data:
@@ -128,17 +148,16 @@ class Contender:
             import xdist
 
             n = cases.data_rows(kind, rows)
-            s = xdist.Layout.balanced((n,), 0, self.mpi.size).local_slice(self.rank)[0]
+            s = xdist.Layout.balanced((n,), 0, self.size).local_slice(self.rank)[0]
             X, y = cases.make_data(kind, rows, s.start, s.stop)
+            if self.device:
+                X, y = self._moved(X), self._moved(y)
             X = xdist.from_local(X, split=0)
             y = None if y is None else xdist.from_local(y, split=0)
         else:
             X, y = cases.make_data(kind, rows)
             if self.kind == "torch":
-                import torch
-
-                X = torch.from_numpy(X)
-                y = None if y is None else torch.from_numpy(y)
+                X, y = self._moved(X), self._moved(y)
         from array_api_compat import array_namespace
 
         self.data[kind] = (X, y, array_namespace(X))
@@ -243,7 +262,7 @@ def serve(kind: str) -> None:
                     results[name] = me.check(
                         case, msg["rows"], refdir, msg["reference"], msg["gather_elements"]
                     )
-                reply = {"results": results, "blas": harness.blas_report(kind)}
+                reply = {"results": results, "blas": harness.blas_report(me.kind)}
                 if me.mpi is not None:
                     reply["ranks"] = me.mpi.size
             elif msg["cmd"] == "time":
@@ -263,13 +282,20 @@ def _child_env() -> dict[str, str]:
     return harness.child_env(lambda k: k.startswith(mpi_vars))
 
 
-def start(names: list[str], timeout: float) -> dict:
+def start(names: list[str], timeout: float, cuda_device: str = "cuda") -> dict:
     me = [sys.executable, "-m", "mpi4py", str(Path(__file__).resolve()), "--serve"]
     plain = [sys.executable, str(Path(__file__).resolve()), "--serve"]
     servers = {}
     for name in names:
         label, kind, backend, ranks, threads = CONTENDERS[name]
         env = _child_env() | harness.thread_env(threads)
+        if name in ON_GPU:  # one process, its arrays on the device
+            if kind == "xdist":
+                env |= {"XDIST_BACKEND": backend, "XDIST_DEVICE": cuda_device}
+                env |= {"XDIST_TORCH_THREADS": str(threads)}
+            where = f"{kind}:{cuda_device}"
+            servers[name] = harness.Server(name, plain + [where], env, timeout)
+            continue
         if kind != "xdist":
             servers[name] = harness.Server(name, plain + [kind], env, timeout)
             continue
@@ -284,7 +310,7 @@ def run(args) -> dict:
     names = ["numpy"] + [c for c in args.contenders if c != "numpy"]  # NumPy: the reference
     out: dict = {"rows": args.rows, "contenders": {}, "checks": {}, "times": {}, "failed": {}}
     refdir = Path(tempfile.mkdtemp(prefix="xdist-pipelines-"))
-    servers = start(names, args.timeout)
+    servers = start(names, args.timeout, args.cuda_device)
     try:
         for name in names:
             t0 = time.monotonic()
@@ -367,6 +393,27 @@ def verdict(checks: dict) -> tuple[str, list[str]]:
     return "FAIL " + ",".join(ln.split(":")[0] for ln in lines), lines
 
 
+def _gpu_table(out: dict, args) -> None:
+    """The GPU contenders' table, where one ran: Torch alone against xdist's Torch-CUDA
+    backend at one process (above 1: xdist faster)."""
+    ran = [c for c in ON_GPU if c in out["contenders"]]
+    if not ran:
+        return
+    print(f"On `{args.cuda_device}` (Torch alone / xdist-1 Torch-CUDA: above 1, xdist faster)\n")
+    print("| pipeline | " + " | ".join(f"{CONTENDERS[c][0]} s" for c in ON_GPU) + " | ratio |")
+    print("|---" * (len(ON_GPU) + 2) + "|")
+    for case in args.only:
+        checks = out["checks"].get(case, {})
+        times = [harness.median(out["times"].get(case, {}).get(c)) for c in ON_GPU]
+        cells = [
+            "" if c not in checks else "error" if checks[c]["error"] else _fmt(t)
+            for c, t in zip(ON_GPU, times)
+        ]
+        ratio = times[0] / times[1] if times[1] == times[1] and times[1] > 0 else float("nan")
+        print(f"| {case} | " + " | ".join(cells) + f" | {_fmt(ratio)} |")
+    print()
+
+
 def table(out: dict, args) -> dict:
     """Print the markdown table; return {case: NumPy s / xdist-2 s} (and the others)."""
     cols = ["numpy", "torch", "xdist1", "xdist2", "xdist2torch"]
@@ -406,6 +453,7 @@ def table(out: dict, args) -> dict:
         row = [case, *cells, _fmt(ratio), coll, moved, gathers, ok]
         print("| " + " | ".join(row) + " |")
     print()
+    _gpu_table(out, args)
     for case in args.only:
         counted = (out["checks"].get(case) or {}).get(COUNTED) or {}
         if counted.get("gathers"):
@@ -467,7 +515,12 @@ def main() -> int:
         "the contender before (OpenBLAS's spin for a while after a call) leave the cores",
     )
     parser.add_argument("--only", default=",".join(c.name for c in cases.CASES))
-    parser.add_argument("--contenders", default=",".join(CONTENDERS))
+    parser.add_argument("--contenders", default=",".join(c for c in CONTENDERS if c not in ON_GPU))
+    parser.add_argument(
+        "--cuda-device",
+        default="cuda",
+        help=f"the device of {', '.join(ON_GPU)}; cpu checks the script without a GPU",
+    )
     parser.add_argument("--json", default=None, help="write the results to this file")
     parser.add_argument("--plot", default=None, help="a PNG bar chart of the ratios")
     parser.add_argument(

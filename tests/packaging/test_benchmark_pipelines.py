@@ -107,3 +107,28 @@ def test_smoke_run(tmp_path):
     if plots:
         assert (tmp_path / "ratios.png").read_bytes()[:4] == b"\x89PNG"
         assert "--rows 400" in (tmp_path / "ratios.txt").read_text()
+
+
+@pytest.mark.skipif(
+    os.environ.get("XDIST_BENCHMARK_TEST") == "0",
+    reason="tests/run.py runs the benchmark smoke runs once per command, in its first NumPy "
+    "1-rank run",
+)
+@pytest.mark.skipif(SIZE > 1, reason="the smoke run starts its processes itself")
+def test_gpu_contenders_run_their_logic_on_the_cpu():
+    """The GPU rows (Torch alone on the device, xdist's Torch backend with its blocks there)
+    with ``--cuda-device cpu``: checked against NumPy, timed, and in their own table."""
+    pytest.importorskip("torch")
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "pipelines.py"), "--rows", "400"]
+    cmd += ["--rounds", "1", "--only", "standard_scaler,ridge", "--cuda-device", "cpu"]
+    cmd += ["--contenders", "numpy,torchcuda,xdist1cuda"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "OMPI"))}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=110, env=env)
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr
+    assert "every result agrees with NumPy's" in out, out
+    assert "| pipeline | Torch CUDA s | xdist-1 Torch-CUDA s | ratio |" in out, out
+    for name in ("standard_scaler", "ridge"):
+        rows = [line for line in out.splitlines() if line.startswith(f"| {name} |")]
+        cells = [c.strip() for c in rows[-1].strip("|").split("|")]  # the GPU table's row
+        assert len(cells) == 4 and all(float(c) > 0 for c in cells[1:]), rows[-1]
