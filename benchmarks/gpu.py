@@ -22,7 +22,8 @@ benchmarks/workloads.py; k-means by its inertia, which float32 Lloyd reaches alo
 different paths); a result off the mark is printed and not timed. Each call is timed from a
 synchronized device to a synchronized device; the rounds interleave the contenders and each
 time is the median of ``--repeat`` calls. Printed: a markdown table of the medians and the
-ratio Torch / xdist (above 1: xdist faster).
+ratio Torch / xdist (above 1: xdist faster). For k-means it also prints the host calls of one
+Lloyd iteration (Python functions and C functions called, ``lloyd_calls``) per contender.
 """
 
 from __future__ import annotations
@@ -170,6 +171,45 @@ def contender_ops(name: str, workload: str, d: dict) -> dict:
     return {op: inside(fn) for op, fn in ops.items()}
 
 
+def _calls(fn) -> int:
+    """How many Python-level calls (functions and C functions alike: what a host thread does
+    for the device) one call of ``fn`` makes."""
+    count = [0]
+
+    def profile(frame, event, arg):
+        if event in ("call", "c_call"):
+            count[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return count[0]
+
+
+def lloyd_calls(name: str, d: dict) -> float:
+    """The host calls of one Lloyd iteration: for xdist, the calls of a fit of 2 m iterations
+    less those of a fit of m (tol=0: the same setup and end), over m; for Torch alone, its
+    loop's calls over its iterations."""
+    if name == "torch":
+        return _calls(torch_ops("kmeans", d)["kmeans"]) / W.KMEANS_ITERS
+    import xdist
+    from xdist.ml import KMeans
+
+    m = W.KMEANS_ITERS // 2
+    backend = "torch" if name == "xdist-torch" else "cupy"
+    with xdist.backend_context(backend, DEVICE):
+        X = xdist.asarray(d["X"], split=0)
+        fits = []
+        for iters in (m, 2 * m):
+            km = KMeans(W.KMEANS_K, init=d["centers"], n_init=1, max_iter=iters, tol=0.0)
+            km.fit(X)  # (warm)
+            fits.append((_calls(lambda km=km: km.fit(X)), km.n_iter_))
+    (c1, i1), (c2, i2) = fits
+    return (c2 - c1) / max(1, i2 - i1)
+
+
 def run_workload(workload, args, contenders) -> list[tuple]:
     shape = W.sizes(args.scale)[workload]
     if workload == "cdist":
@@ -213,6 +253,9 @@ def run_workload(workload, args, contenders) -> list[tuple]:
                     sync(name)
                     ts.append(time.perf_counter() - t0)
                 times.setdefault((name, op), []).append(statistics.median(ts))
+    if workload == "kmeans":
+        for name in names:
+            print(f"kmeans {name}: {lloyd_calls(name, d):.0f} host calls per Lloyd iteration")
     for op in OPS[workload]:
         base = times.get(("torch", op if op in live.get("torch", {}) else "lasso_gram"))
         for name in names:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -150,6 +151,10 @@ def test_gpu_script_runs_its_logic_on_the_cpu():
     assert "OFF" not in proc.stdout and "failed" not in proc.stdout, proc.stdout
     for op in ("kmeans", "lasso_gram", "lasso_residual", "std0", "cdist"):
         assert f"| {op} | xdist-torch |" in proc.stdout, proc.stdout
+    # the host calls of a Lloyd iteration, counted for each contender
+    calls = re.findall(r"kmeans (\S+): (\d+) host calls per Lloyd iteration", proc.stdout)
+    assert {name for name, _ in calls} == {"torch", "xdist-torch"}, proc.stdout
+    assert all(int(n) > 0 for _, n in calls), proc.stdout
 
 
 @pytest.mark.skipif(SIZE > 1, reason="one process plays every rank of its stand-in")
