@@ -28,6 +28,14 @@ bits, signed zeros, infinities and NaN included (float32 and float64 lines, floa
 also into float64). 250000 lines of 16 float64: 1.9 ms against NumPy's 4.9 ms; of 32
 float32: 2.2 against 5.6 ms; of 128 float64 (100000): 3.4 against 4.0 ms.
 
+Float32 blocks summed into float64 along their first axis (the column sums of samples x
+features: k-means' and the scalers' means) are NumPy's order too: NumPy adds each row to
+the running float64 sums, from ``+0.0``, one row after the other, but casts the float32
+rows through a buffer; ``column_sums`` adds them in that order in one loop, the same bits
+(checked on signed zeros, infinities, NaN, float32's largest values and 60 shapes from 1
+x 2 to 1000000 x 4). 100000 x 64: 1.2 ms against NumPy's 4.7 ms; 20000 x 16: 0.07 against
+0.38 ms. (A single column NumPy sums pairwise: not taken.)
+
 Compiling a loop costs about half a second, once per dtype and process; a dtype is
 compiled the second time a block of it with at least ``MIN_ELEMENTS`` elements is searched
 (a single search does not repay it), where ``fuse_compile_min_elements`` (the compiled
@@ -42,7 +50,15 @@ import numpy as np
 
 from .._config import get_config
 
-__all__ = ["MAX_LINE", "MIN_ELEMENTS", "SUM_LINES", "first_best", "line_sums", "numba_available"]
+__all__ = [
+    "MAX_LINE",
+    "MIN_ELEMENTS",
+    "SUM_LINES",
+    "column_sums",
+    "first_best",
+    "line_sums",
+    "numba_available",
+]
 
 MAX_LINE = 32  # the longest line the loop searches (see the module)
 MIN_ELEMENTS = 1 << 16  # the fewest elements of a block searched or summed by a loop
@@ -56,6 +72,7 @@ _NUMBA: list[bool] = []  # whether numba imports (tried once)
 _SEEN: dict[np.dtype, int] = {}  # searches of large blocks per dtype (2: compiled)
 _LOOP: list[Any] = []  # the loop (numba compiles it for a dtype at its first call of it)
 _SUMS: dict[np.dtype, Any] = {}  # accumulator dtype -> the sums' loop
+_COLUMNS: list[Any] = []  # the column sums' loop
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -146,6 +163,40 @@ def line_sums(block: Any, dtype: np.dtype) -> np.ndarray | None:
     out = np.empty(lines.shape[0], dtype)
     _SUMS[dtype](lines, out)
     return out.reshape(block.shape[:-1])
+
+
+def column_sums(block: Any, dtype: np.dtype) -> np.ndarray | None:
+    """The float64 sums of the columns of a 2-d C-contiguous float32 NumPy ``block`` of at
+    least 2 columns (its sum over the first axis), NumPy's bits; ``None`` where the loop does
+    not sum it (see the module)."""
+    if not isinstance(block, np.ndarray) or block.ndim != 2 or block.dtype != _FLOATS[0]:
+        return None
+    if dtype != _FLOATS[1] or block.shape[1] < 2:
+        return None
+    if not _ready(block, ("columns", block.dtype, dtype)):
+        return None
+    if not _COLUMNS:
+        _COLUMNS.append(_columns())
+    out = np.empty(block.shape[1], np.float64)
+    _COLUMNS[0](block, out)
+    return out
+
+
+def _columns() -> Any:
+    """The loop of NumPy's float64 sums of float32 rows (``column_sums``), compiled at its
+    first call."""
+    from numba import njit
+
+    @njit(nogil=True)
+    def columns(rows, out):  # pragma: no cover (compiled)
+        n, m = rows.shape
+        for j in range(m):
+            out[j] = 0.0
+        for i in range(n):
+            for j in range(m):
+                out[j] += np.float64(rows[i, j])
+
+    return columns
 
 
 def _sums(acc: Any) -> Any:

@@ -67,7 +67,9 @@ def _sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     columns from +0.0, in the order NumPy adds each line's elements, so the same bits, 5-25x
     faster (500000 x 3 float64: 0.8 against 9.9 ms; 7 columns: 6.1 against 12 ms); lines
     of 8 to 128 by one compiled loop in NumPy's pairwise order where numba is installed
-    (``compiled_lines.line_sums``: the same bits, up to 2.5x faster)."""
+    (``compiled_lines.line_sums``: the same bits, up to 2.5x faster); a float32 matrix's
+    columns into float64 likewise (``compiled_lines.column_sums``: the same bits, 4-5x
+    faster)."""
     last = (
         isinstance(x, np.ndarray) and x.ndim >= 2 and axis in (-1, x.ndim - 1, (-1,), (x.ndim - 1,))
     )
@@ -87,6 +89,10 @@ def _sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
         found = compiled_lines.line_sums(x, np.dtype(dtype or x.dtype))
         if found is not None:  # lines of 8 to 128: NumPy's pairwise order, compiled
             return found[..., None] if keepdims else found
+    elif dtype is not None and axis in (0, (0,), -2, (-2,)):
+        found = compiled_lines.column_sums(x, np.dtype(dtype))
+        if found is not None:  # float32 rows into float64: NumPy's order, compiled
+            return found[None, :] if keepdims else found
     return xp_numpy.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 

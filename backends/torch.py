@@ -296,9 +296,10 @@ def _sum(x: torch.Tensor, /, *, axis=None, dtype=None, keepdims: bool = False) -
     view = _numpy_view(x, (torch.float32, torch.float16)) if dtype == torch.float64 else None
     if view is None and dtype in (None, x.dtype) and _wide_rows(x, axis):
         view = _numpy_view(x, (torch.float32, torch.float64))
-    if view is not None:
+    if view is not None:  # (the NumPy backend's sum: its compiled loops where they apply)
         wide = np.float64 if dtype == torch.float64 else None
-        return torch.from_numpy(np.asarray(np.sum(view, axis=axis, dtype=wide, keepdims=keepdims)))
+        found = _HOST.xp.sum(view, axis=axis, dtype=wide, keepdims=keepdims)
+        return torch.from_numpy(np.asarray(found))
     return xp_torch.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 

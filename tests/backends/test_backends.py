@@ -288,9 +288,9 @@ def test_torch_host_data_to_a_gpu(monkeypatch):
 )  # fmt: skip
 def test_torch_sum_over_leading_axes_of_wide_rows(monkeypatch, dtype, shape, axis, numpy_path):
     """A CPU float block summed over its leading axes with at least ``_WIDE_ROWS`` elements
-    of its dtype kept per index runs NumPy's sum on a view (its column sums are faster
-    there): NumPy's values and dtype; other reductions, and tensors under autograd, stay
-    Torch's."""
+    of its dtype kept per index runs the NumPy backend's sum on a view (NumPy's column sums
+    are faster there): NumPy's values and dtype; other reductions, and tensors under
+    autograd, stay Torch's."""
     import torch
 
     from xdist.backends import torch as backend_module
@@ -299,8 +299,9 @@ def test_torch_sum_over_leading_axes_of_wide_rows(monkeypatch, dtype, shape, axi
     shape = tuple(w if n == "w" else w - 1 if n == "w-1" else n for n in shape)
     a = np.random.default_rng(1).standard_normal(shape).astype(dtype)
     calls = []
-    real = np.sum
-    monkeypatch.setattr(backend_module.np, "sum", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real, host = np.sum, backend_module._HOST.xp  # (the NumPy backend's sum, on views)
+    spy = host.sum
+    monkeypatch.setattr(host, "sum", lambda *a, **k: calls.append(1) or spy(*a, **k))
     t = torch.from_numpy(a)
     for keepdims in (False, True):
         got = backend_module._sum(t, axis=axis, keepdims=keepdims)

@@ -3,7 +3,8 @@
 NaN, magnitudes that cancel), float32 lines into float32 or float64 (``mean``), at every
 rank count and layout that keeps the lines whole (uneven and empty blocks), inside a fused
 chain's tiles too; shorter and longer lines, other dtypes, blocks that are not C-contiguous
-and the setting ``0`` left to the library; compiled only from the second sum."""
+and the setting ``0`` left to the library; compiled only from the second sum. Float32
+columns summed into float64 (``column_sums``): NumPy's bits likewise, on both backends."""
 
 from __future__ import annotations
 
@@ -19,6 +20,15 @@ pytest.importorskip("numba", reason="compiled sums need numba (the jit extra)")
 
 ROWS = 45
 LOOPED = BACKEND.name == "numpy"  # the NumPy backend's sums (Torch sums with its own kernels)
+
+
+def _looped(pair) -> bool:
+    """Whether a sum of ``pair`` (block dtype, sum dtype) takes the NumPy backend's loops:
+    on the NumPy backend, and on the Torch backend where float32 is summed into float64
+    (on NumPy views, by the NumPy backend's sum)."""
+    return LOOPED or tuple(pair) == ("float32", "float64")
+
+
 _PAIRS = [("float32", "float32"), ("float32", "float64"), ("float64", "float64")]
 
 
@@ -84,7 +94,7 @@ def test_row_sums_are_numpys_bits(lay, pair, k, sums):
         got = xdist.sum(x, axis=1, dtype=acc, keepdims=keepdims)
         expected = want[:, None] if keepdims else want
         _same(got, expected, g[:, None] if keepdims else g)
-    assert any(sums) == (LOOPED and 0 not in x.lshape)
+    assert any(sums) == (_looped(pair) and 0 not in x.lshape)
 
 
 @pytest.mark.parametrize("lay", _row_layouts((ROWS, 8)), ids=layout_id)
@@ -97,7 +107,8 @@ def test_mean_of_float32_rows_sums_them_into_float64(lay, sums):
         want = np.mean(g, axis=1, dtype=np.float64).astype(np.float32)
         got = xdist.mean(distribute(g, split, counts), axis=1)
     _same(got, want, g)
-    assert any(sums) == (LOOPED and 0 not in distribute(g, split, counts).lshape)
+    looped = _looped(("float32", "float64"))
+    assert any(sums) == (looped and 0 not in distribute(g, split, counts).lshape)
 
 
 @pytest.mark.parametrize("lay", _row_layouts((300, 8)), ids=layout_id)
@@ -177,3 +188,49 @@ def test_lines_split_between_ranks(sums):
     g = _values((ROWS, 48), "float64", seed=9)[6:]  # finite
     x = distribute(g, 1)
     assert_equal(xdist.sum(x, axis=1), np.sum(g, axis=1), rtol=1e-12, atol=1e-9 * np.abs(g).max())
+
+
+@pytest.fixture
+def columns(monkeypatch):
+    """``column_sums`` for blocks of any size, compiled at its first sum; its answers
+    recorded."""
+    monkeypatch.setattr(compiled_lines, "MIN_ELEMENTS", 1)
+    monkeypatch.setitem(
+        compiled_lines._SEEN, ("columns", np.dtype("float32"), np.dtype("float64")), 2
+    )
+    return helpers.record_answers(monkeypatch, compiled_lines, "column_sums")
+
+
+@pytest.mark.parametrize("k", [2, 3, 16, 65])
+@pytest.mark.parametrize("lay", [lay for lay in layouts((ROWS, 8)) if lay[0] != 0], ids=layout_id)
+def test_float32_columns_summed_into_float64_are_numpys_bits(lay, k, columns):
+    """``sum(x, axis=0, dtype=float64)`` of float32 columns (the means k-means and the
+    scalers take): each rank's columns summed by the loop in NumPy's order, the same bits as
+    NumPy's sum of the whole columns, where the columns are whole on each rank; on both
+    backends (the Torch backend sums float32 into float64 on NumPy views)."""
+    split, counts = lay
+    g = np.ascontiguousarray(_values((ROWS, max(k, 8)), "float32", seed=k)[:, :k])
+    x = distribute(g, split, counts)
+    with np.errstate(all="ignore"):
+        want = np.sum(g, axis=0, dtype=np.float64)
+        for keepdims in (False, True):
+            got = xdist.sum(x, axis=0, dtype=xdist.float64, keepdims=keepdims)
+            helpers.assert_host_bits(xdist.to_numpy(got), want[None, :] if keepdims else want)
+    assert any(columns) == (x.lshape[1] >= 2)
+
+
+@pytest.mark.parametrize("kind", ["one column", "float64", "no dtype", "strided"])
+def test_columns_the_loop_does_not_take(kind, columns):
+    """A single column (NumPy sums it pairwise), float64 blocks, float32 sums and blocks not
+    C-contiguous are the library's: NumPy's bits."""
+    from xdist.backends.numpy import NumPyBackend
+
+    g = _values((600, 16), "float32", seed=5)
+    g = np.ascontiguousarray(g[:, :1]) if kind == "one column" else g
+    block = g.astype(np.float64) if kind == "float64" else g[:, ::2] if kind == "strided" else g
+    dtype = None if kind == "no dtype" else np.float64
+    with np.errstate(all="ignore"):
+        got = NumPyBackend().xp.sum(block, axis=0, dtype=dtype)
+        want = np.sum(block, axis=0, dtype=dtype)
+    helpers.assert_host_bits(np.asarray(got), want)
+    assert not any(columns)
