@@ -31,6 +31,7 @@ OUT=${OUT:-/tmp/xdist-gpu}
 PY=${PYTHON:-python3}
 DEVICE=${GPU_CHECK_DEVICE:-cuda}
 SITE=$(mktemp -d /tmp/xdist-site.XXXXXX)
+trap 'rm -rf "$SITE"' EXIT
 mkdir -p "$OUT"
 
 for wheel in .whl/*.whl; do
@@ -88,4 +89,3 @@ step tests-2-ranks 120 mpiexec -n 2 "$PY" -m mpi4py -m pytest "${TESTS[@]}"
 step workloads 180 "$PY" benchmarks/gpu.py --device "$DEVICE" "${SCALE[@]}"
 step pipelines 150 "$PY" benchmarks/pipelines.py "${ROWS[@]}" --cuda-device "$DEVICE" \
     --contenders numpy,torchcuda,xdist1cuda --json "$OUT/pipelines.json"
-rm -rf "$SITE"

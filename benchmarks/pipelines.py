@@ -393,23 +393,27 @@ def verdict(checks: dict) -> tuple[str, list[str]]:
     return "FAIL " + ",".join(ln.split(":")[0] for ln in lines), lines
 
 
+def _time_cell(checks: dict, times: dict, name: str) -> str:
+    """A contender's cell of a pipeline's row: its median time, ``error`` where its check
+    raised, empty where it did not run."""
+    if name not in checks:
+        return ""
+    return "error" if checks[name]["error"] else _fmt(harness.median(times.get(name)))
+
+
 def _gpu_table(out: dict, args) -> None:
     """The GPU contenders' table, where one ran: Torch alone against xdist's Torch-CUDA
     backend at one process (above 1: xdist faster)."""
-    ran = [c for c in ON_GPU if c in out["contenders"]]
-    if not ran:
+    if not any(c in out["contenders"] for c in ON_GPU):
         return
     print(f"On `{args.cuda_device}` (Torch alone / xdist-1 Torch-CUDA: above 1, xdist faster)\n")
     print("| pipeline | " + " | ".join(f"{CONTENDERS[c][0]} s" for c in ON_GPU) + " | ratio |")
     print("|---" * (len(ON_GPU) + 2) + "|")
     for case in args.only:
-        checks = out["checks"].get(case, {})
-        times = [harness.median(out["times"].get(case, {}).get(c)) for c in ON_GPU]
-        cells = [
-            "" if c not in checks else "error" if checks[c]["error"] else _fmt(t)
-            for c, t in zip(ON_GPU, times)
-        ]
-        ratio = times[0] / times[1] if times[1] == times[1] and times[1] > 0 else float("nan")
+        checks, times = out["checks"].get(case, {}), out["times"].get(case, {})
+        cells = [_time_cell(checks, times, c) for c in ON_GPU]
+        torch_s, xdist_s = (harness.median(times.get(c)) for c in ON_GPU)
+        ratio = torch_s / xdist_s if xdist_s == xdist_s and xdist_s > 0 else float("nan")
         print(f"| {case} | " + " | ".join(cells) + f" | {_fmt(ratio)} |")
     print()
 
@@ -431,14 +435,7 @@ def table(out: dict, args) -> dict:
     for case in args.only:
         checks = out["checks"].get(case, {})
         times = out["times"].get(case, {})
-        cells = []
-        for c in cols:
-            if c not in checks:
-                cells.append("")
-            elif checks[c]["error"]:
-                cells.append("error")
-            else:
-                cells.append(_fmt(harness.median(times.get(c))))
+        cells = [_time_cell(checks, times, c) for c in cols]
         base = harness.median(times.get("numpy"))
         ratios[case] = {c: base / harness.median(times.get(c)) for c in cols[1:] if times.get(c)}
         ratio = ratios[case].get("xdist2", float("nan"))

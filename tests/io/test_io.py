@@ -24,6 +24,7 @@ from helpers import (
     distribute,
     layout_id,
     layouts,
+    outside_mpi_job,
     uneven_counts,
 )
 
@@ -242,7 +243,7 @@ def _mpiexec(n: int, code: str, directory: str) -> None:
     exe = shutil.which(
         "mpiexec", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "OMPI"))}
+    env = outside_mpi_job()
     env.update(
         # the I/O tests' folder and the helpers first, the caller's path kept (packages
         # installed with --target)

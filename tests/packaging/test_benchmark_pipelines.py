@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from benchmark_modules import load
-from helpers import SIZE
+from helpers import SIZE, outside_mpi_job
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +83,7 @@ def test_smoke_run(tmp_path):
     if plots:
         cmd += ["--plot", str(tmp_path / "ratios.png")]
     # OPENBLAS_CORETYPE must not reach the contenders: they report what they saw
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "OMPI"))}
+    env = outside_mpi_job()
     env["OPENBLAS_CORETYPE"] = "Haswell"
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=110, env=env)
     out = proc.stdout
@@ -122,7 +122,7 @@ def test_gpu_contenders_run_their_logic_on_the_cpu():
     cmd = [sys.executable, str(ROOT / "benchmarks" / "pipelines.py"), "--rows", "400"]
     cmd += ["--rounds", "1", "--only", "standard_scaler,ridge", "--cuda-device", "cpu"]
     cmd += ["--contenders", "numpy,torchcuda,xdist1cuda"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "OMPI"))}
+    env = outside_mpi_job()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=110, env=env)
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr

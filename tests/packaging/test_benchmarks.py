@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from benchmark_modules import load
-from helpers import SIZE
+from helpers import SIZE, outside_mpi_job
 
 ROOT = Path(__file__).resolve().parents[2]
 cases = load("workloads_cases")
@@ -145,7 +145,7 @@ def test_gpu_script_runs_its_logic_on_the_cpu():
     cmd = [sys.executable, str(ROOT / "benchmarks" / "gpu.py"), "--device", "cpu"]
     cmd += ["--contenders", "torch,xdist-torch", "--scale", "0.01", "--cdist-rows", "300"]
     cmd += ["--rounds", "1", "--repeat", "1"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "OMPI"))}
+    env = outside_mpi_job()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "OFF" not in proc.stdout and "failed" not in proc.stdout, proc.stdout
