@@ -57,6 +57,7 @@ _EXPRESSIONS = {
     "positive": "({0})",
     "absolute": "abs({0})",
     "sqrt": "np.sqrt({0})",
+    "square": "_square({0})",
     "maximum": "_maximum({0}, {1})",
     "minimum": "_minimum({0}, {1})",
 }
@@ -74,6 +75,10 @@ def _maximum(a, b):
 @njit(inline="always")
 def _minimum(a, b):
     return a if (a < b or a != a) else b
+
+@njit(inline="always")
+def _square(a):
+    return a * a
 """
 
 _LOOPS: dict[tuple, Any] = {}  # a chain's kind -> its compiled loop (None: not compilable)
@@ -234,7 +239,10 @@ def _library(empty: Any):
 
 _NUMPY_NAMES = {getattr(np, name): name for name in ("add", "subtract", "multiply", "divide")}
 _NUMPY_NAMES.update(
-    {getattr(np, n): n for n in ("negative", "positive", "absolute", "sqrt", "maximum", "minimum")}
+    {
+        getattr(np, n): n
+        for n in ("negative", "positive", "absolute", "sqrt", "square", "maximum", "minimum")
+    }
 )
 _TORCH_ALIASES = {
     "add": ("add",),
@@ -246,6 +254,7 @@ _TORCH_ALIASES = {
     "absolute": ("absolute", "abs"),
     "maximum": ("maximum",),
     "minimum": ("minimum",),
+    "square": ("square",),
     # (sqrt: the backend's only, correctly rounded; Torch's own CPU sqrt is not)
     "sqrt": (),
 }

@@ -109,6 +109,7 @@ def _make_unary(name: str, category: str):
 def _make_binary(name: str, category: str):
     kinds = CATEGORIES[category]
     by_zero = name in ("floor_divide", "remainder")  # integer division by 0 gives 0
+    square = name == "pow"
 
     def func(x1, x2, /) -> Array:
         is1, is2 = isinstance(x1, Array), isinstance(x2, Array)
@@ -122,6 +123,10 @@ def _make_binary(name: str, category: str):
             kind = array.dtype.kind
             # An array and a number; an integer division only by a nonzero number.
             if kind in kinds and kind != "b" and (not by_zero or kind == "f" or (is1 and x2)):
+                if square and is1 and kind == "f" and x2 == 2:
+                    # x ** 2: the square, the same bits as the power (NumPy's own ``x ** 2``)
+                    # at half its cost: NumPy's ``power`` runs its general loop
+                    return elementwise(array._backend.xp.square, [x1], array._layout, array)
                 fn = getattr(array._backend.xp, name)
                 return elementwise(fn, [x1, x2], array._layout, array)
         if not is1:

@@ -554,11 +554,17 @@ def _itemsize(block: Any) -> int:
     return block.itemsize if isinstance(block, np.ndarray) else block.element_size()
 
 
-def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = True) -> Any:
+def _run(
+    root: Node,
+    reduce: Callable[[Any], Any] | None = None,
+    store: bool = True,
+    fold: Callable[[Any, Any], Any] | None = None,
+) -> Any:
     """Make ``root``'s block, and those of the live pending arrays of its chain, in one pass
     of tiles along the first axis (a node made already, ``lifted``, is its block). With
-    ``reduce``: its value on each tile of ``root``, joined along the first axis, is returned
-    instead, and ``root``'s own block is written only if ``store``."""
+    ``reduce``: its value on each tile of ``root``, joined along the first axis (or with
+    ``fold``: folded into one, tile after tile), is returned instead, and ``root``'s own
+    block is written only if ``store``."""
     if root.block is not None:
         owner = _owner(root)
         if owner is not None:
@@ -652,7 +658,11 @@ def _run(root: Node, reduce: Callable[[Any], Any] | None = None, store: bool = T
             if i not in heads:
                 call(i, r0, r1)
         if reduce is not None:
-            parts.append(reduce(values[-1]))
+            part = reduce(values[-1])
+            if fold is not None and parts:
+                parts[0] = fold(parts[0], part)
+            else:
+                parts.append(part)
     for node, out in zip(order, outs):
         if out is None:
             continue
@@ -717,18 +727,42 @@ def _join(parts: list[Any]) -> Any:
     return torch.cat(parts, dim=0)
 
 
-def by_rows(x: Array, fn: Callable[[Any], Any], axes: tuple[int, ...], frames: int) -> Any:
-    """``fn(x``'s block``)``, for a ``fn`` that reduces ``axes`` of its argument. Where
-    ``axes`` leaves the first axis, each row of the result depends only on the same row of
-    the block, so a pending ``x`` gives ``fn`` of each tile of its chain as it is made,
-    joined (the same bits as ``fn`` of the block). ``x``'s block is written in the same
-    pass only where ``x`` is referenced beyond the call that reduces it and was reduced so
-    before (a temporary, ``xp.sum(xp.exp(a), axis=1)``, never reaches memory; a named array
-    reduced once stays pending, and its second reduction makes it): ``frames`` is how many
-    calls of xdist, this one included, hold ``x`` as an argument, which is all that refers
-    to a temporary. Otherwise ``fn`` of the block."""
+# how the partial results of a reduction's tiles combine (over the first axis), by the op of
+# the allreduce that combines those of the ranks
+_COMBINE = {"sum": "sum", "prod": "prod", "min": "min", "max": "max", "land": "all", "lor": "any"}
+_FOLD = {
+    "sum": "add",
+    "prod": "multiply",
+    "min": "minimum",
+    "max": "maximum",
+    "land": "logical_and",
+    "lor": "logical_or",
+}
+
+
+def by_rows(
+    x: Array, fn: Callable[[Any], Any], axes: tuple[int, ...], frames: int, op: str | None = None
+) -> Any:
+    """``fn(x``'s block``)``, for a ``fn`` that reduces ``axes`` of its argument (keeping them,
+    length 1). Where ``axes`` leaves the first axis, each row of the result depends only on
+    the same row of the block, so a pending ``x`` gives ``fn`` of each tile of its chain as it
+    is made, joined (the same bits as ``fn`` of the block). Where ``axes`` takes the first
+    axis and ``op`` names how partial results combine (the ranks' allreduce: ``sum``,
+    ``prod``, ``min``, ``max``, ``land``, ``lor``), each tile's partial is ``fn`` of the tile,
+    and the block's combines them by that op: folded tile after tile by its elementwise
+    function where the result keeps an axis, else joined and reduced over the first axis by
+    the library's reduction. Exact for the extremes and the logical ones; a sum adds the
+    tiles' sums, one more level of blocking than the eager sum of the block (as the ranks'
+    partials add one). ``x``'s
+    block is written in the same pass only where ``x`` is referenced beyond the call that
+    reduces it and was reduced so before (a temporary, ``xp.sum(xp.exp(a), axis=1)``, never
+    reaches memory; a named array reduced once stays pending, and its second reduction makes
+    it): ``frames`` is how many calls of xdist, this one included, hold ``x`` as an argument,
+    which is all that refers to a temporary. Otherwise ``fn`` of the block."""
     node = x._node if isinstance(x, Pending) and not x.formed else None
-    if node is None or node.block is not None or 0 in axes or x.ndim == 0:
+    if node is None or node.block is not None or x.ndim == 0 or node.shape[0] == 0:
+        return fn(x._local)
+    if 0 in axes and op not in _COMBINE:
         return fn(x._local)
     # a temporary is referred to by the arguments of the calls and of getrefcount only; a
     # wrong guess costs time, not correctness: an array not written stays pending
@@ -739,4 +773,17 @@ def by_rows(x: Array, fn: Callable[[Any], Any], axes: tuple[int, ...], frames: i
         # distances hold each chunk while its reduction runs); a second use runs the chain
         # again and writes the block then (one pass more, at most)
         node.reduced, store = True, False
-    return _run(node, fn, store)
+    if 0 not in axes:
+        return _run(node, fn, store)
+    xp = x._backend.xp
+    if len(axes) < x.ndim:
+        # a partial per tile as wide as the result: folded into one as the tiles come (a
+        # sum adds the tiles' sums in order, as NumPy adds rows), not kept and joined
+        return _run(node, fn, store, getattr(xp, _FOLD[op]))  # type: ignore[index]
+    found = _run(node, fn, store)  # a partial of one element per tile: joined
+    if found.shape[0] == 1:
+        return found
+    combine = getattr(xp, _COMBINE[op])  # type: ignore[index]
+    if op in ("sum", "prod"):
+        return combine(found, axis=0, keepdims=True, dtype=found.dtype)
+    return combine(found, axis=0, keepdims=True)

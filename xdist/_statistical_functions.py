@@ -183,7 +183,7 @@ def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     def local(block):
         return xp.sum(block, axis=plan.axes, dtype=native, keepdims=True)
 
-    partial = by_rows(x, local, plan.axes, 2)  # (x: mean's and by_rows' argument)
+    partial = by_rows(x, local, plan.axes, 2, "sum")  # (x: mean's and by_rows' argument)
     total = combine_partials(x, plan, partial, "sum")
     if plan.size == 0:  # NumPy's mean of nothing is NaN (nan+nanj for complex)
         nan = complex(math.nan, math.nan) if x.dtype.kind == "c" else math.nan

@@ -85,7 +85,28 @@ _CHAINS = {
         xdist.minimum(xdist.abs(-x * 1.5), x * 0.0) - xdist.maximum(x / 3.0, -0.0 * m)
     ),
     "divide_negative": lambda x, n, m: -(x * 1.0) / (n - 0.5) + (+m),
+    # ``** 2`` is ``square`` (the power's bits), a product of a value with itself in a loop
+    "squares": lambda x, n, m: (x - m) ** 2 + xdist.pow(n * 0.5, 2.0) - xdist.square(x * 1e200),
 }
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("lay", layouts(SHAPE), ids=layout_id)
+def test_a_power_of_two_is_the_square_with_the_powers_bits(lay, dtype):
+    """``x ** 2`` and ``pow(x, 2.0)`` of a floating array run as ``square`` (NumPy's own
+    ``x ** 2``; its ``power`` runs a general loop at twice the cost): NumPy's ``power`` bit
+    for bit, NaN, infinities, signed zeros and overflow included, fused or not."""
+    a = _special(dtype)
+    a.flat[4::23] = np.finfo(dtype).max
+    with np.errstate(over="ignore"):
+        want = np.power(a, 2)
+        for fuse in (1, 0):
+            with xdist.config_context(fuse_min_elements=fuse):
+                x = distribute(a, *lay)
+                for got in (x**2, xdist.pow(x, 2.0), (x * 1.0) ** 2):
+                    np.testing.assert_array_equal(
+                        got.to_numpy().view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}")
+                    )
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -141,5 +141,5 @@ def reduce_simple(
     else:
         axes = plan.axes
         # (x is an argument of the public function, its helper, this one and by_rows)
-        partial = by_rows(x, lambda block: local_fn(block, axes), axes, 4)
+        partial = by_rows(x, lambda block: local_fn(block, axes), axes, 4, op)
     return array_from_kept(x, plan, combine_partials(x, plan, partial, op))
