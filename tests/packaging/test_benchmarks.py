@@ -157,6 +157,29 @@ def test_gpu_script_runs_its_logic_on_the_cpu():
     assert all(int(n) > 0 for _, n in calls), proc.stdout
 
 
+@pytest.mark.skipif(
+    os.environ.get("XDIST_BENCHMARK_TEST") == "0",
+    reason="tests/run.py runs the benchmark smoke runs once per command",
+)
+@pytest.mark.skipif(SIZE > 1, reason="the smoke run starts mpiexec itself, from one process")
+def test_reductions_script_checks_and_times_every_case():
+    """benchmarks/reductions.py at a tiny size: xdist fused and eager (2 ranks) checked
+    against NumPy and timed on every case, with their ratios."""
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "reductions.py"), "--rows", "300"]
+    cmd += ["--cols", "40", "--rounds", "1", "--repeat", "1"]
+    cmd += ["--contenders", "numpy,xdist,xdist-eager"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=outside_mpi_job())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "FAILED" not in proc.stdout, proc.stdout
+    assert "| case | numpy s | xdist s | xdist-eager s | numpy / xdist | xdist-eager / xdist |" in (
+        proc.stdout
+    )
+    for case in ("sum((a - b) ** 2)", "sum((a - b) ** 2, axis=0)", "max(abs(a - b))"):
+        row = next(line for line in proc.stdout.splitlines() if line.startswith(f"| {case} |"))
+        cells = [c.strip() for c in row.strip("|").split("|")[1:]]
+        assert len(cells) == 5 and all(float(c) > 0 for c in cells), row
+
+
 @pytest.mark.skipif(SIZE > 1, reason="one process plays every rank of its stand-in")
 def test_python_at_scale_runs_every_operation(capsys):
     """benchmarks/python_at_scale.py: every operation runs on its stand-in communicator at
