@@ -618,6 +618,20 @@ def test_a_chain_ending_in_a_reduction_along_its_rows(lay, name):
     assert_same_bits(*_both(make))
 
 
+def _written_blocks(patch) -> list:
+    """The shapes of the blocks that chains write (``block_pool.empty``) from now on, while
+    ``patch`` (a monkeypatch context) holds."""
+    written = []
+    real = _fusion.block_pool.empty
+
+    def spy(like, shape):
+        written.append(shape)
+        return real(like, shape)
+
+    patch.setattr(_fusion.block_pool, "empty", spy)
+    return written
+
+
 def _bell(x):
     """A chain of four functions of ``x`` (its intermediate results held by nothing else)."""
     return xdist.exp(xdist.abs(x) * -0.5) + 1.0
@@ -651,17 +665,10 @@ def test_a_chain_ending_in_a_reduction_over_its_first_axis(lay, name, finite, mo
     sum or a product within a few roundings), a temporary never written."""
     a = _special("float64") if not finite else random_array(SHAPE, "float64", seed=4)
     reduce, exact = _FIRST_AXIS_REDUCTIONS[name]
-    written = []
-    real = _fusion.block_pool.empty
-
-    def spy(like, shape):
-        written.append(shape)
-        return real(like, shape)
-
     x = distribute(a, *lay) * 1.0  # (a block only xdist writes: chains read it as it is)
     xdist.synchronize()  # (made: the pass below writes nothing that is held)
     with monkeypatch.context() as patch:
-        patch.setattr(_fusion.block_pool, "empty", spy)
+        written = _written_blocks(patch)
         fused = reduce(x)
         assert written == []
     with xdist.config_context(fuse_min_elements=0):
@@ -684,15 +691,8 @@ def test_a_named_chain_reduced_over_its_first_axis_twice_is_written_once(monkeyp
     a = random_array((4000, 8), "float64", seed=17)
     x = distribute(a, 0) * 1.0
     xdist.synchronize()
-    written = []
-    real = _fusion.block_pool.empty
-
-    def spy(like, shape):
-        written.append(shape)
-        return real(like, shape)
-
     with monkeypatch.context() as patch:
-        patch.setattr(_fusion.block_pool, "empty", spy)
+        written = _written_blocks(patch)
         t = xdist.exp(x * 2.0) - 1.0
         s = xdist.sum(t)
         assert written == [] and not t.formed
@@ -744,15 +744,8 @@ def test_a_reduced_temporary_is_not_written(monkeypatch):
     if not FUSES:
         pytest.skip("the eager path writes every result")
     x = distribute(random_array((4000, 8), "float64", seed=16), 0) * 1.0
-    written = []
-    real = _fusion.block_pool.empty
-
-    def spy(like, shape):
-        written.append(shape)
-        return real(like, shape)
-
     with monkeypatch.context() as patch:
-        patch.setattr(_fusion.block_pool, "empty", spy)
+        written = _written_blocks(patch)
         s = xdist.sum(xdist.exp(x * 2.0) - 1.0, axis=1)
         assert written == []
         t = xdist.exp(x * 2.0) - 1.0
