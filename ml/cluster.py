@@ -413,7 +413,7 @@ def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats):
             delta = xp.astype(ids == pairs // k, Xa.dtype)  # k x m, broadcast
             delta = delta - xp.astype(ids == pairs % k, Xa.dtype)
             if w is not None:
-                delta = delta * w[changed][None, :]
+                delta = delta * w[changed]
             return stats + delta @ Xa[changed], moved
     return _full_stats(xp, Xa, w, ids, labels), moved
 
@@ -421,8 +421,8 @@ def _cluster_stats(xp, Xa, w, ids, labels, labels_old, stats):
 def _full_stats(xp, Xa, w, ids, labels):
     """The k x (d + 1) weighted sums and weights of the clusters: the k x n membership
     matrix (a row per cluster) times ``Xa``, one reduction."""
-    member = xp.astype(ids == labels[None, :], Xa.dtype)
-    return (member if w is None else member * w[None, :]) @ Xa
+    member = xp.astype(ids == labels, Xa.dtype)  # (k, 1) against (n,): k x n
+    return (member if w is None else member * w) @ Xa
 
 
 def _device_step(xp, Xa, w, ids, labels, labels_old, centers, floor):
