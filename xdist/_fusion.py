@@ -753,12 +753,12 @@ def by_rows(
     function where the result keeps an axis, else joined and reduced over the first axis by
     the library's reduction. Exact for the extremes and the logical ones; a sum adds the
     tiles' sums, one more level of blocking than the eager sum of the block (as the ranks'
-    partials add one). ``x``'s
-    block is written in the same pass only where ``x`` is referenced beyond the call that
-    reduces it and was reduced so before (a temporary, ``xp.sum(xp.exp(a), axis=1)``, never
-    reaches memory; a named array reduced once stays pending, and its second reduction makes
-    it): ``frames`` is how many calls of xdist, this one included, hold ``x`` as an argument,
-    which is all that refers to a temporary. Otherwise ``fn`` of the block."""
+    partials add one). ``x``'s block is written in the same pass only where ``x`` is
+    referenced beyond the call that reduces it and was reduced so before (a temporary,
+    ``xp.sum(xp.exp(a), axis=1)``, never reaches memory; a named array reduced once stays
+    pending, and its second reduction makes it): ``frames`` is how many calls of xdist, this
+    one included, hold ``x`` as an argument, which is all that refers to a temporary.
+    Otherwise ``fn`` of the block."""
     node = x._node if isinstance(x, Pending) and not x.formed else None
     if node is None or node.block is not None or x.ndim == 0 or node.shape[0] == 0:
         return fn(x._local)
