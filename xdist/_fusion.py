@@ -727,16 +727,16 @@ def _join(parts: list[Any]) -> Any:
     return torch.cat(parts, dim=0)
 
 
-# how the partial results of a reduction's tiles combine (over the first axis), by the op of
-# the allreduce that combines those of the ranks
-_COMBINE = {"sum": "sum", "prod": "prod", "min": "min", "max": "max", "land": "all", "lor": "any"}
-_FOLD = {
-    "sum": "add",
-    "prod": "multiply",
-    "min": "minimum",
-    "max": "maximum",
-    "land": "logical_and",
-    "lor": "logical_or",
+# how the partial results of a reduction's tiles combine, by the op of the allreduce that
+# combines those of the ranks: (the reduction of joined partials over the first axis, the
+# elementwise function that folds one partial into another)
+_COMBINE = {
+    "sum": ("sum", "add"),
+    "prod": ("prod", "multiply"),
+    "min": ("min", "minimum"),
+    "max": ("max", "maximum"),
+    "land": ("all", "logical_and"),
+    "lor": ("any", "logical_or"),
 }
 
 
@@ -779,11 +779,11 @@ def by_rows(
     if len(axes) < x.ndim:
         # a partial per tile as wide as the result: folded into one as the tiles come (a
         # sum adds the tiles' sums in order, as NumPy adds rows), not kept and joined
-        return _run(node, fn, store, getattr(xp, _FOLD[op]))  # type: ignore[index]
+        return _run(node, fn, store, getattr(xp, _COMBINE[op][1]))  # type: ignore[index]
     found = _run(node, fn, store)  # a partial of one element per tile: joined
     if found.shape[0] == 1:
         return found
-    combine = getattr(xp, _COMBINE[op])  # type: ignore[index]
+    combine = getattr(xp, _COMBINE[op][0])  # type: ignore[index]
     if op in ("sum", "prod"):
         return combine(found, axis=0, keepdims=True, dtype=found.dtype)
     return combine(found, axis=0, keepdims=True)
