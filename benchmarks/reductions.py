@@ -33,7 +33,6 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -41,10 +40,20 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
-from harness import RunRecord, child_env, median, mpi_env, mpiexec, thread_env  # noqa: E402
+import workloads_cases as W  # noqa: E402  (rows that any process makes alike)
+from harness import (  # noqa: E402
+    RunRecord,
+    child_env,
+    median,
+    mpi_env,
+    mpiexec,
+    thread_env,
+    timed_calls,
+)
 
 CASES = ("sum((a - b) ** 2)", "sum((a - b) ** 2, axis=0)", "max(abs(a - b))", "mean(a * b)")
 CONTENDERS = ("numpy", "torch", "jax", "xdist", "xdist-eager")
+_KEYS = (101, 102)  # the seeds of a and b (workloads_cases._chunked; its workloads use 1-4)
 
 
 def expressions(xp):
@@ -57,83 +66,59 @@ def expressions(xp):
     }
 
 
-def rows(n: int, cols: int, start: int, stop: int, seed: int) -> np.ndarray:
-    """Rows ``[start, stop)`` of an ``n`` x ``cols`` array that every process makes alike:
-    row ``i`` from its own seed, so any rank makes its rows alone."""
-    out = np.empty((stop - start, cols))
-    for i in range(start, stop):
-        out[i - start] = np.random.default_rng((seed, i)).standard_normal(cols)
-    return out
-
-
 def worker(kind: str, n: int, cols: int, repeat: int) -> None:
     """One contender: make the data, check and time every case, print one JSON line (rank 0)."""
-    comm = None
+    mpi, lo, hi = None, 0, n
     if kind.startswith("xdist"):
+        from mpi4py import MPI
+
         import xdist
 
         if kind == "xdist-eager":
             xdist.set_config(fuse_min_elements=0)
-        comm = xdist.default_comm()
-        rank, size = comm.rank, comm.size
-        lo, hi = rank * n // size, (rank + 1) * n // size
-        a, b = (
-            xdist.asarray(xdist.from_local(rows(n, cols, lo, hi, s), split=0), copy=True)
-            for s in (1, 2)
-        )
+        mpi = MPI.COMM_WORLD
+        lo, hi = mpi.rank * n // mpi.size, (mpi.rank + 1) * n // mpi.size
+    a, b = (W._chunked(key, (n, cols), np.float64, lo, hi) for key in _KEYS)
+    if mpi is not None:
+        a, b = (xdist.asarray(xdist.from_local(v, split=0), copy=True) for v in (a, b))
         fns = expressions(xdist)
 
         def finish(v):
             return v.to_numpy()
+    elif kind == "torch":
+        import torch
 
-        def barrier():
-            comm.barrier()
+        torch.set_num_threads(2)
+        a, b = torch.from_numpy(a), torch.from_numpy(b)
+        fns = expressions(torch)
+        fns[CASES[1]] = lambda a, b: torch.sum((a - b) ** 2, dim=0)
+
+        def finish(v):
+            return v.numpy()
+    elif kind == "jax":
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+
+        a, b = jnp.asarray(a), jnp.asarray(b)
+        fns = {k: jax.jit(f) for k, f in expressions(jnp).items()}
+
+        def finish(v):
+            return np.asarray(v.block_until_ready())
     else:
-        a, b = rows(n, cols, 0, n, 1), rows(n, cols, 0, n, 2)
-        if kind == "torch":
-            import torch
+        fns = expressions(np)
 
-            torch.set_num_threads(2)
-            a, b = torch.from_numpy(a), torch.from_numpy(b)
-            fns = expressions(torch)
-            fns[CASES[1]] = lambda a, b: torch.sum((a - b) ** 2, dim=0)
-
-            def finish(v):
-                return v.numpy()
-        elif kind == "jax":
-            import jax
-
-            jax.config.update("jax_enable_x64", True)
-            import jax.numpy as jnp
-
-            a, b = jnp.asarray(a), jnp.asarray(b)
-            fns = {k: jax.jit(f) for k, f in expressions(jnp).items()}
-
-            def finish(v):
-                return np.asarray(v.block_until_ready())
-        else:
-            fns = expressions(np)
-
-            def finish(v):
-                return np.asarray(v)
-
-        def barrier():
-            pass
+        def finish(v):
+            return np.asarray(v)
 
     out = {"times": {}, "results": {}}
     for case, fn in fns.items():
         got = finish(fn(a, b))
         finish(fn(a, b))
         out["results"][case] = np.asarray(got, dtype=np.float64).reshape(-1).tolist()
-        times = []
-        for _ in range(repeat):
-            barrier()
-            t0 = time.perf_counter()
-            finish(fn(a, b))
-            barrier()
-            times.append(time.perf_counter() - t0)
-        out["times"][case] = times
-    if comm is None or comm.rank == 0:
+        out["times"][case] = timed_calls(lambda fn=fn: finish(fn(a, b)), repeat, mpi)
+    if mpi is None or mpi.rank == 0:
         print("RESULT " + json.dumps(out), flush=True)
 
 
