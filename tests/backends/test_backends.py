@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import assert_host_bits, outside_mpi_job
+from helpers import assert_host_bits, outside_mpi_job, own_processes
 
 from xdist.backends import available_backends, get_backend
 
@@ -74,6 +74,7 @@ _NEEDS_TORCH = pytest.mark.skipif("torch" not in _INSTALLED, reason="Torch is no
 
 
 @_NEEDS_TORCH
+@own_processes
 def test_torch_threads_setting_is_checked_on_first_use():
     code = "import xdist; print('imported', flush=True); xdist.ones(3)"
     env = {**outside_mpi_job(), "XDIST_COMM": "self", "XDIST_BACKEND": "torch"}
@@ -113,6 +114,7 @@ def _blas_threads_child(**extra) -> subprocess.CompletedProcess:
     )
 
 
+@own_processes
 def test_blas_threads_are_the_cores_per_rank_under_a_launcher():
     """Several ranks on a node (``MPI_LOCALNRANKS``) and no BLAS thread count set by the
     user: NumPy's OpenBLAS (loaded before xdist) runs the node's cores / ranks threads, and
@@ -142,6 +144,7 @@ def test_blas_threads_are_the_cores_per_rank_under_a_launcher():
 
 
 @_NEEDS_TORCH
+@own_processes
 @pytest.mark.parametrize(
     ("preset", "expected"),
     [

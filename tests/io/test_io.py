@@ -25,6 +25,7 @@ from helpers import (
     layout_id,
     layouts,
     outside_mpi_job,
+    own_processes,
     uneven_counts,
 )
 
@@ -272,7 +273,7 @@ def _mpiexec(n: int, code: str, directory: str) -> None:
     assert done.returncode == 0, f"{cmd}:\n{done.stdout}\n{done.stderr}"
 
 
-@pytest.mark.skipif(SIZE != 1, reason="launches mpiexec itself, from one process")
+@own_processes
 def test_files_written_at_3_ranks_read_back_at_1_and_2_ranks_and_directly(tmp_path):
     _mpiexec(3, "write_files", str(tmp_path))
     assert not [n for n in os.listdir(tmp_path) if "xdist-tmp" in n]

@@ -19,7 +19,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import COMM, DEFAULTS, RANK, SIZE, assert_equal, distribute, outside_mpi_job
+from helpers import (
+    COMM,
+    DEFAULTS,
+    RANK,
+    SIZE,
+    assert_equal,
+    distribute,
+    outside_mpi_job,
+    own_processes,
+)
 from test_io import break_the_write
 
 import xdist
@@ -155,7 +164,7 @@ def killed_save(directory: str) -> None:
     SAVES[fmt][1](x, os.path.join(directory, f"t{SAVES[fmt][0]}"))
 
 
-@pytest.mark.skipif(SIZE != 1, reason="launches mpiexec itself, from one process")
+@own_processes
 @pytest.mark.parametrize("fmt", ["npy", "hdf5"])
 def test_a_save_killed_for_real_leaves_a_temporary_the_next_save_removes(fmt, tmp_path):
     directory = tmp_path / f"{fmt}-killed"

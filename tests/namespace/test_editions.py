@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import SIZE, assert_equal, distribute, layout_id, layouts, random_array
+from helpers import assert_equal, distribute, layout_id, layouts, own_processes, random_array
 from hypothesis import given
 from hypothesis import strategies as st
 from property_strategies import ALL, distributed, laid_out, shapes
@@ -80,7 +80,7 @@ def test_unknown_editions_raise(bad):
     assert xdist.__array_api_version__ == "2025.12"
 
 
-@pytest.mark.skipif(SIZE > 1, reason="a child process of one rank, started once")
+@own_processes
 def test_environment_variable():
     code = (
         "import xdist; x = xdist.arange(3)\n"

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import outside_mpi_job
+from helpers import outside_mpi_job, own_processes
 
 from xdist import _config
 from xdist.backends import available_backends
@@ -315,6 +315,7 @@ def test_start_up_choices_are_read(monkeypatch, name, value, reader, expected):
     assert getattr(_config, reader)() == expected
 
 
+@own_processes
 @pytest.mark.parametrize("name, value", [("XDIST_COMM", "mpi"), ("XDIST_BACKEND", "jax")])
 def test_a_bad_start_up_choice_stops_the_import(name, value):
     run = subprocess.run(

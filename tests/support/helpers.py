@@ -29,6 +29,14 @@ DEVICE = BACKEND.default_device()
 ON_HOST = DEVICE.kind == "cpu"
 
 
+# A test that starts processes of its own (a child alone, or an MPI job of its own size): what
+# it checks does not depend on this run's rank count, so the 1-rank run of each backend starts
+# them and the 2- and 3-rank runs skip it.
+own_processes = pytest.mark.skipif(
+    SIZE > 1, reason="starts its own processes; the 1-rank run of this backend runs it"
+)
+
+
 def outside_mpi_job() -> dict[str, str]:
     """This process's environment without an outer MPI job's variables, for a child process
     that must run alone or start an MPI job of its own (``mpiexec`` inside a rank)."""

@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import COMM, LAUNCHER_RANK_VARS, RANK, launcher_rank, outside_mpi_job
+from helpers import LAUNCHER_RANK_VARS, launcher_rank, outside_mpi_job, own_processes
 
 SCRIPT = textwrap.dedent(
     """
@@ -86,6 +86,7 @@ INSIDE = textwrap.dedent(
 )
 
 
+@own_processes
 @pytest.mark.parametrize(
     "source, message",
     [
@@ -97,22 +98,18 @@ INSIDE = textwrap.dedent(
     ids=["after-first-call", "before-first-call", "between-collectives", "killed"],
 )
 def test_uncaught_exception_aborts_the_job(tmp_path, source, message):
-    # One job is enough: rank 0 of this run starts it; a failure here aborts this run too.
-    if RANK == 0:
-        code, _, stderr = _run_job(tmp_path, source)
-        assert code != 0, "the job must fail"
-        assert message in stderr, f"exit code {code}, stderr:\n{stderr}"
-    COMM.barrier()
+    code, _, stderr = _run_job(tmp_path, source)
+    assert code != 0, "the job must fail"
+    assert message in stderr, f"exit code {code}, stderr:\n{stderr}"
 
 
+@own_processes
 def test_no_mpi_library_runs_as_one_process_with_one_notice(tmp_path):
-    if RANK == 0:
-        source = "import xdist\nprint(float(xdist.sum(xdist.ones(5, split=0))))\n"
-        code, stdout, stderr = _run_job(
-            tmp_path, source, ranks=1, env={"MPI4PY_LIBMPI": "/nonexistent/libmpi.so"}
-        )
-        assert code == 0, stderr
-        assert stdout.strip() == "5.0"
-        notice = [line for line in stderr.splitlines() if line.strip()]
-        assert len(notice) == 1 and "xdist: no MPI" in notice[0], stderr
-    COMM.barrier()
+    source = "import xdist\nprint(float(xdist.sum(xdist.ones(5, split=0))))\n"
+    code, stdout, stderr = _run_job(
+        tmp_path, source, ranks=1, env={"MPI4PY_LIBMPI": "/nonexistent/libmpi.so"}
+    )
+    assert code == 0, stderr
+    assert stdout.strip() == "5.0"
+    notice = [line for line in stderr.splitlines() if line.strip()]
+    assert len(notice) == 1 and "xdist: no MPI" in notice[0], stderr

@@ -5,8 +5,8 @@ In this process, at every rank count: a small allreduce or allgather called from
 lines of the program on different ranks raises the same ``CollectiveMismatchError`` on every
 rank, on every communicator, before its value is returned.
 
-In child jobs of two ranks, started at once by rank 0 of this run (each takes a few seconds;
-a short ``collective_timeout``):
+In child jobs of two ranks, started at once by the 1-rank run of the test command (each takes
+a few seconds; a short ``collective_timeout``):
 
 - a rank skips a collective and the next one differs: the job ends with one message that says
   where each rank is (collective, call number, the program's line);
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import COMM, RANK, SIZE, comms, outside_mpi_job
+from helpers import RANK, SIZE, comms, outside_mpi_job, own_processes
 
 import xdist
 from xdist._transport.watchdog import CollectiveMismatchError
@@ -222,10 +222,7 @@ class Job:
 
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
-    """Every child job, started at once by rank 0 (the others get nothing)."""
-    if RANK != 0:
-        yield {}
-        return
+    """Every child job, started at once."""
     tmp = tmp_path_factory.mktemp("desync")
     started = {name: Job(tmp, name) for name in JOBS}
     yield started
@@ -237,10 +234,8 @@ def jobs(tmp_path_factory):
 
 @pytest.fixture
 def job(jobs, request):
-    """The result of the child job named by the test's parameter, on rank 0; None elsewhere
-    (the other ranks wait for rank 0 at the end of the test)."""
-    yield jobs[request.param].result() if RANK == 0 else None
-    COMM.barrier()
+    """The result of the child job named by the test's parameter."""
+    return jobs[request.param].result()
 
 
 def _waited(stderr: str) -> float:
@@ -249,10 +244,9 @@ def _waited(stderr: str) -> float:
     return float(found.group(1))
 
 
+@own_processes
 @pytest.mark.parametrize("job", ["skip-then-other"], indirect=True)
 def test_a_skipped_collective_then_another_ends_the_job_with_each_rank_s_place(job):
-    if job is None:
-        return
     code, out, err, elapsed = job
     assert code != 0, err
     assert "The ranks cannot meet again" in err, err
@@ -267,10 +261,9 @@ def test_a_skipped_collective_then_another_ends_the_job_with_each_rank_s_place(j
     assert _waited(err) < 10, err  # the timeout is 1 s
 
 
+@own_processes
 @pytest.mark.parametrize("job", ["skip-one-of-two-sums"], indirect=True)
 def test_a_skipped_sum_matched_with_the_next_raises_before_the_wrong_value(job):
-    if job is None:
-        return
     code, out, err, elapsed = job
     assert code != 0, err
     assert "sum of y" not in out, out  # no rank printed a value
@@ -282,10 +275,9 @@ def test_a_skipped_sum_matched_with_the_next_raises_before_the_wrong_value(job):
     assert "xdist: rank 1: the same CollectiveMismatchError as rank 0" in err
 
 
+@own_processes
 @pytest.mark.parametrize("job", ["rank-0-only"], indirect=True)
 def test_a_collective_after_the_other_rank_exited_ends_at_once(job):
-    if job is None:
-        return
     code, out, err, elapsed = job
     assert code != 0, err
     assert "in allreduce (call 1 on this communicator)" in err, err
@@ -295,10 +287,9 @@ def test_a_collective_after_the_other_rank_exited_ends_at_once(job):
     assert elapsed < 30
 
 
+@own_processes
 @pytest.mark.parametrize("job", ["long-wait"], indirect=True)
 def test_a_long_wait_in_the_same_collective_is_reported_not_ended(job):
-    if job is None:
-        return
     code, out, err, elapsed = job
     assert code == 0, err
     assert "60.0" in out, out  # (the ranks' lines may interleave)
@@ -306,10 +297,9 @@ def test_a_long_wait_in_the_same_collective_is_reported_not_ended(job):
     assert "rank 0: running, not in a collective" in err
 
 
+@own_processes
 @pytest.mark.parametrize("job", ["root-only-broadcast"], indirect=True)
 def test_a_collective_made_by_one_rank_only_fails_the_job_at_exit(job):
-    if job is None:
-        return
     code, out, err, elapsed = job
     assert "done" in out, out
     assert code != 0, err
@@ -317,10 +307,9 @@ def test_a_collective_made_by_one_rank_only_fails_the_job_at_exit(job):
     assert "rank 0: 1; rank 1: 0" in err
 
 
+@own_processes
 @pytest.mark.parametrize("job", ["same-error"], indirect=True)
 def test_an_error_raised_alike_on_every_rank_is_printed_once(job):
-    if job is None:
-        return
     code, out, err, elapsed = job
     assert code != 0, err
     assert err.count("Traceback (most recent call last)") == 1, err
@@ -330,10 +319,9 @@ def test_an_error_raised_alike_on_every_rank_is_printed_once(job):
     assert elapsed < 60
 
 
+@own_processes
 @pytest.mark.parametrize("job", ["own-errors"], indirect=True)
 def test_different_errors_are_printed_per_rank(job):
-    if job is None:
-        return
     code, out, err, elapsed = job
     assert code != 0, err
     assert err.count("Traceback (most recent call last)") == 2, err
@@ -342,10 +330,9 @@ def test_different_errors_are_printed_per_rank(job):
         assert f"xdist: rank {r} of 2 raised this error (the traceback of rank {r})" in err
 
 
+@own_processes
 @pytest.mark.parametrize("job", ["fails-while-the-other-waits"], indirect=True)
 def test_a_rank_failing_alone_prints_its_own_traceback_and_ends_the_job(job):
-    if job is None:
-        return
     code, out, err, elapsed = job
     assert code != 0, err
     assert "xdist: rank 1 of 2 failed:" in err, err  # rank 0 never raised: no agreement

@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import COMM, RANK, SIZE, launcher_rank, outside_mpi_job
+from helpers import RANK, SIZE, launcher_rank, outside_mpi_job, own_processes
 
 from xdist._transport.launcher import check_world, launched_rank, launched_size
 
@@ -65,22 +65,21 @@ FOREIGN_LAUNCHERS = {
 }
 
 
+@own_processes
 @pytest.mark.parametrize("launcher", list(FOREIGN_LAUNCHERS))
 def test_a_foreign_launcher_raises_at_import(launcher):
     env, told = FOREIGN_LAUNCHERS[launcher]
-    if RANK == 0:  # one child is enough; the other ranks wait
-        proc = _child(env)
-        assert proc.returncode != 0, f"ran as one process: {proc.stdout}"
-        size = told.split("=")[1]
-        for part in (
-            told,
-            f"the launcher started {size} ranks",
-            "world communicator here has 1",
-            "pip install --no-binary=mpi4py mpi4py",
-            "XDIST_COMM=self",
-        ):
-            assert part in proc.stderr, proc.stderr
-    COMM.barrier()
+    proc = _child(env)
+    assert proc.returncode != 0, f"ran as one process: {proc.stdout}"
+    size = told.split("=")[1]
+    for part in (
+        told,
+        f"the launcher started {size} ranks",
+        "world communicator here has 1",
+        "pip install --no-binary=mpi4py mpi4py",
+        "XDIST_COMM=self",
+    ):
+        assert part in proc.stderr, proc.stderr
 
 
 ONE_PROCESS = {
@@ -93,13 +92,12 @@ ONE_PROCESS = {
 }
 
 
+@own_processes
 @pytest.mark.parametrize("case", list(ONE_PROCESS))
 def test_one_process_runs(case):
-    if RANK == 0:
-        proc = _child(ONE_PROCESS[case])
-        assert proc.returncode == 0, proc.stderr
-        assert proc.stdout.split() == ["1", "6.0"], proc.stdout
-    COMM.barrier()
+    proc = _child(ONE_PROCESS[case])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["1", "6.0"], proc.stdout
 
 
 def test_this_job_agrees_with_its_launcher():
@@ -109,21 +107,20 @@ def test_this_job_agrees_with_its_launcher():
     assert launched_rank() == launcher_rank() == RANK
 
 
+@own_processes
 def test_a_real_job_of_this_mpiexec_does_not_raise(tmp_path: Path):
-    if RANK == 0:
-        script = tmp_path / "job.py"
-        script.write_text(SOURCE)
-        mpiexec = Path(sys.executable).parent / "mpiexec"
-        proc = subprocess.run(
-            [str(mpiexec), "-n", "3", sys.executable, str(script)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**outside_mpi_job(), "XDIST_BACKEND": "numpy"},
-        )
-        assert proc.returncode == 0, proc.stderr
-        assert proc.stdout.split() == ["3", "6.0"], proc.stdout
-    COMM.barrier()
+    script = tmp_path / "job.py"
+    script.write_text(SOURCE)
+    mpiexec = Path(sys.executable).parent / "mpiexec"
+    proc = subprocess.run(
+        [str(mpiexec), "-n", "3", sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**outside_mpi_job(), "XDIST_BACKEND": "numpy"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["3", "6.0"], proc.stdout
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import COMM, RANK, SIZE, outside_mpi_job
+from helpers import RANK, SIZE, outside_mpi_job, own_processes
 
 import xdist
 from xdist._transport.watchdog import CollectiveMismatchError
@@ -54,18 +54,17 @@ def _job(tmp: Path, source: str, env: dict[str, str]) -> subprocess.CompletedPro
     )
 
 
+@own_processes
 def test_watchdog_names_a_collective_entered_by_one_rank(tmp_path):
-    if RANK == 0:
-        env = {"XDIST_COLLECTIVE_TIMEOUT": "1", "XDIST_COLLECTIVE_TIMEOUT_ABORT": "1"}
-        run = _job(tmp_path, ONE_RANK_ONLY, env)
-        assert run.returncode != 0
-        assert "xdist watchdog: rank 0 of 2 has waited" in run.stderr, run.stderr
-        assert "in allgatherv, called at" in run.stderr
-        assert "np.asarray(x[:, 0])  # plt.scatter" in run.stderr  # the program's line
-        assert "rank 1: running, not in a collective" in run.stderr  # where the other is
-        assert "if rank == 0:" in run.stderr  # the likely cause, and the fix
-        assert "ending the job" in run.stderr
-    COMM.barrier()
+    env = {"XDIST_COLLECTIVE_TIMEOUT": "1", "XDIST_COLLECTIVE_TIMEOUT_ABORT": "1"}
+    run = _job(tmp_path, ONE_RANK_ONLY, env)
+    assert run.returncode != 0
+    assert "xdist watchdog: rank 0 of 2 has waited" in run.stderr, run.stderr
+    assert "in allgatherv, called at" in run.stderr
+    assert "np.asarray(x[:, 0])  # plt.scatter" in run.stderr  # the program's line
+    assert "rank 1: running, not in a collective" in run.stderr  # where the other is
+    assert "if rank == 0:" in run.stderr  # the likely cause, and the fix
+    assert "ending the job" in run.stderr
 
 
 def test_debug_collectives_finds_ranks_in_different_collectives():
@@ -117,6 +116,7 @@ def test_settings_are_checked(changes, message):
         xdist.set_config(**changes)
 
 
+@own_processes
 @pytest.mark.parametrize(
     "name, value, message",
     [
