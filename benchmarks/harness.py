@@ -106,7 +106,9 @@ def blas_report(kind: str) -> str:
             f"{info.get('internal_api')} {info.get('version')} {info.get('architecture')} "
             f"kernel, {info.get('num_threads')} threads ({Path(info['filepath']).name})"
         )
-    if kind == "torch" or (kind == "xdist" and os.environ.get("XDIST_BACKEND") == "torch"):
+    if kind in ("torch", "heat") or (
+        kind == "xdist" and os.environ.get("XDIST_BACKEND") == "torch"
+    ):
         import re
 
         import torch

@@ -1,10 +1,10 @@
 """Four workloads in one run (k-means, Lasso, moments, cdist): xdist beside NumPy,
-scikit-learn, oneDAL (scikit-learn-intelex, daal4py), Torch and JAX. A peer that is not
-installed is reported as failed.
+scikit-learn, oneDAL (scikit-learn-intelex, daal4py), Torch, JAX and HeAT. A peer that is
+not installed is reported as failed.
 
     python benchmarks/workloads.py [--rounds 5] [--repeat 3] [--scale 1.0]
-        [--only kmeans,lasso,moments,cdist] [--peers numpy,sklearn,onedal,torch,jax]
-        [--onedal-python PATH]
+        [--only kmeans,lasso,moments,cdist] [--peers numpy,sklearn,onedal,torch,jax,heat]
+        [--onedal-python PATH] [--heat-python PATH]
         [--xdist numpy:1,numpy:2,numpy:3,torch:1,torch:2] [--plots DIR] [--json FILE]
 
 Workloads (``--scale`` multiplies every row count; the columns stay):
@@ -20,20 +20,23 @@ Workloads (``--scale`` multiplies every row count; the columns stay):
   ``False``, the Gram descent by hand in
   NumPy (1 thread), ``xdist.ml.Lasso`` with ``precompute=True``, ``False`` and ``"auto"``;
 - moments: 8192 x 8192 float64: mean of all / std of all / mean along axis 0 / std along
-  axis 0 (ddof 0): NumPy (1 thread), Torch (2 threads), JAX jit (2 cores), xdist;
+  axis 0 (ddof 0): NumPy (1 thread), Torch (2 threads), JAX jit (2 cores), HeAT (2 ranks),
+  xdist;
 - cdist: the Euclidean distances of the 20000 x 18 float32 samples to each other (20000 x
   20000 out): NumPy by the expansion (1 thread), ``torch.cdist`` (2 threads), the expansion
-  jitted in JAX, xdist by the expression ``sqrt(maximum(|a|^2 + |b|^2 - 2 a @ b.T, 0))``
-  written as NumPy's row is (``G = a @ b.T``, then ``G *= -2``, ``G += ...`` in place: the
-  standard's in-place operators) and by scikit-learn's ``pairwise_distances`` with
-  ``array_api_dispatch=True``.
+  jitted in JAX, HeAT's ``spatial.cdist`` (2 ranks), xdist by the expression
+  ``sqrt(maximum(|a|^2 + |b|^2 - 2 a @ b.T, 0))`` written as NumPy's row is (``G = a @
+  b.T``, then ``G *= -2``, ``G += ...`` in place: the standard's in-place operators) and by
+  scikit-learn's ``pairwise_distances`` with ``array_api_dispatch=True``.
 
 Every contender is a long-lived process that the driver (this script without ``--serve``)
 commands over its stdin: one per peer library, each with its threads set before any import
 (``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``; Torch also by
 ``torch.set_num_threads``; JAX gets ``XLA_FLAGS=--xla_cpu_multi_thread_eigen=true`` and one
-CPU device; the 2-thread ones are pinned to 2 CPUs when the machine has more), and
-one ``mpiexec
+CPU device; the 2-thread ones are pinned to 2 CPUs when the machine has more), an ``mpiexec
+-n 2`` job for HeAT (Torch's threads set to 1 per rank; HeAT 1.9 needs Python 3.12, so
+``--heat-python`` names the Python of a virtual environment that has it, whose own
+``mpiexec`` starts the job; the default peers include HeAT only then), and one ``mpiexec
 -n R`` job per xdist configuration (``--xdist backend:ranks``), one thread per rank
 (``XDIST_TORCH_THREADS=1`` for the Torch backend, whose thread count under mpiexec is set
 explicitly; MPICH yields the processor while it polls when ranks outnumber cores, as in
@@ -79,7 +82,7 @@ if str(HERE) not in sys.path:
 
 import harness  # noqa: E402
 from workloads_cases import CASES, TOLERANCE, WORKLOADS, error, reference, sizes  # noqa: E402
-from workloads_contenders import PEER_GROUPS, PEER_THREADS, serve  # noqa: E402
+from workloads_contenders import HEAT_RANKS, PEER_GROUPS, PEER_THREADS, serve  # noqa: E402
 from workloads_report import label, plots, report_epochs, tables  # noqa: E402
 
 XDIST_DEFAULT = "numpy:1,numpy:2,numpy:3,torch:1,torch:2"
@@ -96,6 +99,11 @@ def start_servers(args, peers: list[str], configs: list[tuple[str, int]]) -> dic
         cmd = me + [group]
         if group == "onedal" and args.onedal_python:
             cmd = [args.onedal_python, *me[1:], group]
+        if group == "heat":
+            python = args.heat_python or sys.executable
+            env |= harness.mpi_env(HEAT_RANKS)
+            launcher = os.path.join(os.path.dirname(python), "mpiexec")
+            cmd = [launcher, "-n", str(HEAT_RANKS), python, *me[1:], group]
         servers[group] = harness.Server(group, cmd, env, args.timeout)
     mpiexec = harness.mpiexec("workloads.py") if configs else None
     for backend, ranks in configs:
@@ -203,7 +211,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="calls per contender per round")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the row counts")
     parser.add_argument("--only", default=",".join(WORKLOADS))
-    parser.add_argument("--peers", default=",".join(PEER_GROUPS))
+    parser.add_argument("--peers", default=None, help="default: all; HeAT with --heat-python")
     parser.add_argument("--xdist", default=XDIST_DEFAULT, help="backend:ranks,...")
     parser.add_argument(
         "--onedal-python",
@@ -211,6 +219,12 @@ def main() -> int:
         help="the Python that runs the oneDAL peer (scikit-learn-intelex, daal4py), where it "
         "needs another scikit-learn than this one (daal4py 2024.7 imports with scikit-learn "
         "1.5, not 1.9); default: this Python",
+    )
+    parser.add_argument(
+        "--heat-python",
+        default=None,
+        help="the Python of a virtual environment with HeAT 1.9 (Python 3.12), mpi4py and "
+        "mpich, whose mpiexec runs the HeAT peer at 2 ranks",
     )
     parser.add_argument("--plots", default=None, help="write the PNG plots into this folder")
     parser.add_argument("--json", default=None, help="write the raw times to this file")
@@ -221,6 +235,8 @@ def main() -> int:
         serve(args.serve)
         return 0
     args.only = [w.strip() for w in args.only.split(",") if w.strip()]
+    if args.peers is None:
+        args.peers = ",".join(g for g in PEER_GROUPS if g != "heat" or args.heat_python)
     args.peers = [p.strip() for p in args.peers.split(",") if p.strip()]
     bad = [w for w in args.only if w not in WORKLOADS] + [
         p for p in args.peers if p not in PEER_GROUPS

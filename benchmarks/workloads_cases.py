@@ -50,7 +50,7 @@ CASES = [
         "lasso_auto",
     ),
     *[
-        ("moments", name, [("numpy", op), ("torch", op), ("jax", op)], op)
+        ("moments", name, [("numpy", op), ("torch", op), ("jax", op), ("heat", op)], op)
         for name, op in [
             ("mean all", "mean"),
             ("std all", "std"),
@@ -61,13 +61,13 @@ CASES = [
     (
         "cdist",
         "cdist expression",
-        [("numpy", "cdist"), ("torch", "cdist"), ("jax", "cdist")],
+        [("numpy", "cdist"), ("torch", "cdist"), ("jax", "cdist"), ("heat", "cdist")],
         "cdist",
     ),
     (
         "cdist",
         "cdist pairwise_distances",
-        [("numpy", "cdist"), ("torch", "cdist"), ("jax", "cdist")],
+        [("numpy", "cdist"), ("torch", "cdist"), ("jax", "cdist"), ("heat", "cdist")],
         "cdist_sklearn",
     ),
 ]
@@ -248,6 +248,8 @@ def host(v) -> np.ndarray:
         import xdist
 
         return xdist.to_numpy(v)
+    if type(v).__module__.startswith("heat"):  # (gathered to every rank: small results)
+        return v.numpy()
     if type(v).__module__.startswith("torch"):
         return v.detach().cpu().numpy()
     return np.asarray(v)

@@ -2,7 +2,9 @@
 (NumPy by hand, scikit-learn, oneDAL, Torch, JAX) and xdist, each workload's operations in each, and
 the command loop of a contender's process (``serve``).
 
-A peer's process holds the whole data; an xdist job's rank holds its own rows only. Each
+A peer's process holds the whole data; an xdist job's rank holds its own rows only, as does
+a rank of the HeAT job (``heat_ops``: HeAT, the other MPI array library, at 2 ranks of one
+Torch thread each, from the Python that ``--heat-python`` names). Each
 operation comes with the summary the driver checks: a small result as NumPy, or, for the
 distances, the error of the process's own block (``workloads_cases.cdist_error``).
 """
@@ -30,8 +32,10 @@ from workloads_cases import (
     sizes,
 )
 
-PEER_GROUPS = ("numpy", "sklearn", "onedal", "torch", "jax")
-PEER_THREADS = {"numpy": 1, "sklearn": 2, "onedal": 2, "torch": 2, "jax": 2}
+PEER_GROUPS = ("numpy", "sklearn", "onedal", "torch", "jax", "heat")
+# threads per process; HeAT's job has HEAT_RANKS processes of one thread each
+PEER_THREADS = {"numpy": 1, "sklearn": 2, "onedal": 2, "torch": 2, "jax": 2, "heat": 1}
+HEAT_RANKS = 2
 
 
 def _with_epochs(coef) -> np.ndarray:
@@ -154,6 +158,43 @@ def _jax_cdist(X):
     return jnp.sqrt(jnp.maximum(sq[:, None] + sq[None, :] - 2 * (X @ X.T), 0))
 
 
+def _balanced(n: int, rank: int, size: int) -> slice:
+    """This rank's rows of ``n`` in balanced blocks (the first ``n % size`` ranks one more),
+    as xdist's ``Layout.balanced`` places them: each HeAT rank makes the rows an xdist rank
+    makes (``is_split=0`` keeps a rank's rows where they are)."""
+    start = rank * (n // size) + min(rank, n % size)
+    return slice(start, start + n // size + (rank < n % size))
+
+
+def heat_ops(workload: str, scale: float) -> dict:
+    """op -> (function, result as NumPy) of HeAT for one workload, this rank's rows (split 0):
+    the moments and the distances (HeAT's ``KMeans`` and ``Lasso`` take 18 s and 9 s at 2
+    ranks here: one-off numbers in docs/benchmarks.md, not rows of the run)."""
+    import heat as ht
+    import torch
+
+    comm = ht.MPI_WORLD
+    rows = _balanced(sizes(scale)[workload][0], comm.rank, comm.size)
+    d = make_data(workload, scale, rows.start, rows.stop)
+    X = ht.array(torch.from_numpy(d["X"]), is_split=0)
+    ops = {}
+    if workload == "moments":
+        ops |= {
+            "mean": (lambda: ht.mean(X), host),
+            "std": (lambda: ht.std(X), host),
+            "mean0": (lambda: ht.mean(X, axis=0), host),
+            "std0": (lambda: ht.std(X, axis=0), host),
+        }
+    elif workload == "cdist":
+        Xall = make_data(workload, scale)["X"]  # for the check: 20000 x 18 is small
+
+        def error(D):
+            return cdist_error(D.larray.numpy(), Xall, rows, ...)
+
+        ops["cdist"] = (lambda: ht.spatial.cdist(X, X), error)
+    return ops
+
+
 def xdist_ops(workload: str, scale: float) -> dict:
     """op -> (function, result as NumPy) of xdist for one workload, this rank's rows."""
     import xdist
@@ -220,10 +261,10 @@ def serve(kind: str) -> None:
     """A contender's process: commands as JSON lines on stdin (rank 0's, under mpiexec),
     answers as ``harness.PREFIX`` + JSON lines on stdout (rank 0's)."""
     mpi = None
-    if kind != "xdist" and hasattr(os, "sched_setaffinity"):
+    if kind not in ("xdist", "heat") and hasattr(os, "sched_setaffinity"):
         # a multi-threaded peer gets as many CPUs as its threads, pinned before its library
         # is imported (JAX's thread pool follows the CPUs the process may use); a one-thread
-        # peer, as xdist's ranks, is left to the scheduler
+        # peer, as the ranks of xdist and HeAT, is left to the scheduler
         cpus = sorted(os.sched_getaffinity(0))
         if 1 < PEER_THREADS[kind] < len(cpus):
             os.sched_setaffinity(0, cpus[: PEER_THREADS[kind]])
@@ -232,6 +273,14 @@ def serve(kind: str) -> None:
 
         mpi = MPI.COMM_WORLD
         import xdist  # noqa: F401  (imported before anything is timed)
+    elif kind == "heat":
+        from mpi4py import MPI
+
+        mpi = MPI.COMM_WORLD
+        import heat  # noqa: F401
+        import torch
+
+        torch.set_num_threads(PEER_THREADS["heat"])  # (Torch under mpiexec: set, not read)
     elif kind == "torch":
         import torch
 
@@ -259,6 +308,8 @@ def serve(kind: str) -> None:
                 gc.collect()
                 if kind == "xdist":
                     ops = xdist_ops(msg["workload"], msg["scale"])
+                elif kind == "heat":
+                    ops = heat_ops(msg["workload"], msg["scale"])
                 else:
                     ops = peer_ops(kind, msg["workload"], msg["scale"])
                 for op, (fn, summary) in list(ops.items()):
@@ -287,7 +338,9 @@ def serve(kind: str) -> None:
 def _threads(kind: str) -> str:
     """The thread settings in effect, as this process sees them."""
     out = f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}"
-    if kind == "torch" or (kind == "xdist" and os.environ.get("XDIST_BACKEND") == "torch"):
+    if kind in ("torch", "heat") or (
+        kind == "xdist" and os.environ.get("XDIST_BACKEND") == "torch"
+    ):
         import torch
 
         out += f", torch.get_num_threads()={torch.get_num_threads()}"

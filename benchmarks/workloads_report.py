@@ -20,6 +20,7 @@ PEER_NAMES = {
     "onedal": "oneDAL 2 threads",
     "torch": "Torch 2 threads",
     "jax": "JAX jit 2 cores",
+    "heat": "HeAT 2 ranks",
 }
 PEER_LABEL = {
     ("sklearn", "kmeans"): "scikit-learn KMeans",
@@ -34,6 +35,7 @@ PEER_LABEL = {
     ("numpy", "cdist"): "NumPy expansion",
     ("torch", "cdist"): "torch.cdist",
     ("jax", "cdist"): "JAX jit expansion",
+    ("heat", "cdist"): "HeAT cdist",
 }
 
 

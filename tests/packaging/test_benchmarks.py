@@ -104,6 +104,18 @@ def test_lasso_contenders_report_their_epochs(capsys):
     assert third.endswith(f" (reported c {cases.LASSO_EPOCHS + 1})") and "but" not in third
 
 
+@pytest.mark.parametrize("n", [0, 1, 5, 8192, 20001])
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_the_heat_peer_makes_the_rows_an_xdist_rank_makes(n, size):
+    """HeAT (not installed here: it needs Python 3.12) builds its split array from each
+    rank's own rows; they are xdist's balanced rows, so both hold the same data."""
+    from xdist import Layout
+
+    for rank in range(size):
+        want = Layout.balanced((n, 4), 0, size).local_slice(rank)[0]
+        assert contenders._balanced(n, rank, size) == slice(want.start, want.stop)
+
+
 @pytest.mark.skipif(
     os.environ.get("XDIST_BENCHMARK_TEST") == "0",
     reason="tests/run.py runs the benchmark smoke run once per command, in its first NumPy "
