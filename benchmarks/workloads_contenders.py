@@ -158,6 +158,17 @@ def _jax_cdist(X):
     return jnp.sqrt(jnp.maximum(sq[:, None] + sq[None, :] - 2 * (X @ X.T), 0))
 
 
+def _moment_ops(lib, X) -> dict:
+    """The moments' ops of a library whose ``mean`` and ``std`` take ``axis`` (the standard's
+    and HeAT's; the population std by default)."""
+    return {
+        "mean": (lambda: lib.mean(X), host),
+        "std": (lambda: lib.std(X), host),
+        "mean0": (lambda: lib.mean(X, axis=0), host),
+        "std0": (lambda: lib.std(X, axis=0), host),
+    }
+
+
 def _balanced(n: int, rank: int, size: int) -> slice:
     """This rank's rows of ``n`` in balanced blocks (the first ``n % size`` ranks one more),
     as xdist's ``Layout.balanced`` places them: each HeAT rank makes the rows an xdist rank
@@ -179,12 +190,7 @@ def heat_ops(workload: str, scale: float) -> dict:
     X = ht.array(torch.from_numpy(d["X"]), is_split=0)
     ops = {}
     if workload == "moments":
-        ops |= {
-            "mean": (lambda: ht.mean(X), host),
-            "std": (lambda: ht.std(X), host),
-            "mean0": (lambda: ht.mean(X, axis=0), host),
-            "std0": (lambda: ht.std(X, axis=0), host),
-        }
+        ops |= _moment_ops(ht, X)
     elif workload == "cdist":
         Xall = make_data(workload, scale)["X"]  # for the check: 20000 x 18 is small
 
@@ -227,12 +233,7 @@ def xdist_ops(workload: str, scale: float) -> dict:
         ops["lasso_residual"] = (lambda: lasso(False), coef)
         ops["lasso_auto"] = (lambda: lasso("auto"), coef)
     elif workload == "moments":
-        ops |= {
-            "mean": (lambda: xdist.mean(X), host),
-            "std": (lambda: xdist.std(X), host),
-            "mean0": (lambda: xdist.mean(X, axis=0), host),
-            "std0": (lambda: xdist.std(X, axis=0), host),
-        }
+        ops |= _moment_ops(xdist, X)
     else:
         import sklearn
         from sklearn.metrics import pairwise_distances
