@@ -171,8 +171,8 @@ def _moment_ops(lib, X) -> dict:
 
 def _balanced(n: int, rank: int, size: int) -> slice:
     """This rank's rows of ``n`` in balanced blocks (the first ``n % size`` ranks one more),
-    as xdist's ``Layout.balanced`` places them: each HeAT rank makes the rows an xdist rank
-    makes (``is_split=0`` keeps a rank's rows where they are)."""
+    as xdist's ``Layout.balanced`` places them, for the ranks of xdist and of HeAT alike (which
+    has no xdist to ask; ``is_split=0`` keeps a rank's rows where they are)."""
     start = rank * (n // size) + min(rank, n % size)
     return slice(start, start + n // size + (rank < n % size))
 
@@ -206,8 +206,7 @@ def xdist_ops(workload: str, scale: float) -> dict:
     import xdist
 
     comm = xdist.default_comm()
-    shape = sizes(scale)[workload]
-    rows = xdist.Layout.balanced(shape, 0, comm.size).local_slice(comm.rank)[0]
+    rows = _balanced(sizes(scale)[workload][0], comm.rank, comm.size)
     d = make_data(workload, scale, rows.start, rows.stop)
     X = xdist.from_local(d["X"], split=0)
     ops = {}
@@ -269,15 +268,13 @@ def serve(kind: str) -> None:
         cpus = sorted(os.sched_getaffinity(0))
         if 1 < PEER_THREADS[kind] < len(cpus):
             os.sched_setaffinity(0, cpus[: PEER_THREADS[kind]])
-    if kind == "xdist":
+    if kind in ("xdist", "heat"):  # an mpiexec job: rank 0 speaks for it
         from mpi4py import MPI
 
         mpi = MPI.COMM_WORLD
+    if kind == "xdist":
         import xdist  # noqa: F401  (imported before anything is timed)
     elif kind == "heat":
-        from mpi4py import MPI
-
-        mpi = MPI.COMM_WORLD
         import heat  # noqa: F401
         import torch
 

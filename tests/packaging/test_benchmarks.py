@@ -107,8 +107,8 @@ def test_lasso_contenders_report_their_epochs(capsys):
 @pytest.mark.parametrize("n", [0, 1, 5, 8192, 20001])
 @pytest.mark.parametrize("size", [1, 2, 3])
 def test_the_heat_peer_makes_the_rows_an_xdist_rank_makes(n, size):
-    """HeAT (not installed here: it needs Python 3.12) builds its split array from each
-    rank's own rows; they are xdist's balanced rows, so both hold the same data."""
+    """The ranks of xdist and HeAT (not installed here: it needs Python 3.12) make their rows
+    by ``_balanced``: xdist's balanced rows, so both hold the same data as xdist lays it out."""
     from xdist import Layout
 
     for rank in range(size):
