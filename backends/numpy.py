@@ -49,9 +49,49 @@ def gemm_operand(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return b
 
 
+_SUMMED = (np.dtype(np.float32), np.dtype(np.float64))  # the floats of the fast paths below
+
+# A product of a few rows by a narrow matrix along a long contracted axis (k-means' cluster
+# sums: the k x n membership matrix times the n x (d + 1) samples) runs in OpenBLAS at a
+# third to a half of the speed of the same product summed over slices of the contracted
+# axis whose part of ``x2`` stays in the L2 cache (one thread, 100000 long, float32 8 x 65:
+# 4.4 against 1.6-1.8 ms; float64 8 x 65: 8.8 against 4.8-5.8 ms; 2 to 24 rows, rows of
+# ``x2`` up to 160 float32 or 80 float64: 0.4-0.8 of the time; 1 row or wider ``x2``: no
+# gain). The slices' products add in order: a sum blocked once more, as BLAS blocks its own.
+_SLICED_ROWS = (2, 24)  # the rows of x1 where slicing pays
+_SLICED_ROW_BYTES = 640  # the widest row of x2
+_SLICE_BYTES = 128 * 1024  # the part of x2 one slice reads
+_SLICES_MIN = 8  # slices at least, else one call
+
+
+def _sliced_product(x1: np.ndarray, x2: np.ndarray) -> np.ndarray | None:
+    """``x1 @ x2`` summed over slices of the contracted axis where that is faster (above),
+    else ``None``."""
+    if x1.ndim != 2 or x2.ndim != 2 or x1.dtype != x2.dtype or x1.dtype not in _SUMMED:
+        return None
+    (m, k), n, size = x1.shape, x2.shape[1], x2.dtype.itemsize
+    if not _SLICED_ROWS[0] <= m <= _SLICED_ROWS[1] or n * size > _SLICED_ROW_BYTES:
+        return None
+    if x2.strides[1] != size:  # (measured on rows of x2 contiguous)
+        return None
+    step = max(64, _SLICE_BYTES // (n * size) // 64 * 64)
+    if k < _SLICES_MIN * step:
+        return None
+    out = np.matmul(x1[:, :step], x2[:step])
+    part = np.empty_like(out)
+    for s in range(step, k, step):
+        np.matmul(x1[:, s : s + step], x2[s : s + step], out=part)
+        out += part
+    return out
+
+
 def matmul(x1: Any, x2: Any, /) -> Any:
-    """``matmul`` with ``gemm_operand``'s choice of the second operand (Torch's CPU blocks
-    borrow it)."""
+    """``matmul`` with ``gemm_operand``'s choice of the second operand, a long contraction of
+    a few rows by slices (``_sliced_product``); Torch's CPU blocks borrow it."""
+    if isinstance(x1, np.ndarray) and isinstance(x2, np.ndarray):
+        found = _sliced_product(x1, x2)
+        if found is not None:
+            return found
     return xp_numpy.matmul(x1, gemm_operand(x1, x2))
 
 
@@ -96,7 +136,6 @@ def _sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     return xp_numpy.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-_SUMMED = (np.dtype(np.float32), np.dtype(np.float64))
 
 # chunks of fewer columns than this write too little of each row of the copy at a time to
 # beat NumPy's copy (a 3000 x 3000 transpose: 10 columns, as fast; 16 x 500000: 1, 4x slower)

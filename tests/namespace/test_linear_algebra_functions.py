@@ -144,6 +144,30 @@ def test_gram_matrix_is_one_allreduce(counts):
     assert_equal(y, g.T @ g, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("counts", [None, "uneven"])
+def test_cluster_sums_of_a_long_split_axis_match_numpy(counts, dtype):
+    """k-means' cluster sums: the k x n membership matrix split on its columns times the
+    n x (d + 1) samples split on rows, a long contraction of few rows that each rank sums
+    over slices of its part (``backends/numpy.py: _sliced_product``), then one allreduce;
+    within float rounding of NumPy's float64 product at every rank count."""
+    n = 3 * 9001
+    rng = np.random.default_rng(9)
+    labels = rng.integers(0, 8, n)
+    samples = np.concatenate([rng.standard_normal((n, 64)), np.ones((n, 1))], axis=1)
+    samples = samples.astype(dtype)
+    member = (np.arange(8)[:, None] == labels).astype(dtype)
+    c = uneven_counts(n, SIZE) if counts else None
+    x1, x2 = distribute(member, 1, c), distribute(samples, 0, c)
+    with xdist.count_collectives() as sent:
+        y = x1 @ x2
+    assert dict(sent) == ({"allreduce": 1} if SIZE > 1 else {}), sent
+    exact = member.astype(np.float64) @ samples.astype(np.float64)
+    assert y.split is None and y.dtype == dtype
+    np.testing.assert_allclose(np.asarray(y.local), exact, rtol=0, atol=n * np.finfo(dtype).eps * 4)
+    assert np.array_equal(np.asarray(y.local)[:, -1], np.bincount(labels, minlength=8))
+
+
 @pytest.mark.parametrize("big_first", [True, False])
 def test_planner_gathers_the_small_operand(big_first):
     # x1 split on rows, x2 split on columns: the smaller of the two is gathered, once.
