@@ -136,7 +136,6 @@ def _sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     return xp_numpy.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-
 # chunks of fewer columns than this write too little of each row of the copy at a time to
 # beat NumPy's copy (a 3000 x 3000 transpose: 10 columns, as fast; 16 x 500000: 1, 4x slower)
 _FEW_COLUMNS = 32
