@@ -54,13 +54,15 @@ _SUMMED = (np.dtype(np.float32), np.dtype(np.float64))  # the floats of the fast
 # A product of a few rows by a narrow matrix along a long contracted axis (k-means' cluster
 # sums: the k x n membership matrix times the n x (d + 1) samples) runs in OpenBLAS at a
 # third to a half of the speed of the same product summed over slices of the contracted
-# axis whose part of ``x2`` stays in the L2 cache (one thread, 100000 long, float32 8 x 65:
-# 4.4 against 1.6-1.8 ms; float64 8 x 65: 8.8 against 4.8-5.8 ms; 2 to 24 rows, rows of
-# ``x2`` up to 160 float32 or 80 float64: 0.4-0.8 of the time; 1 row or wider ``x2``: no
-# gain). The slices' products add in order: a sum blocked once more, as BLAS blocks its own.
+# axis whose part of ``x2`` stays in the L2 cache (one thread, 100000 long, 8 x 65: float32
+# 1.4-2.0 against 3.3-4.8 ms, float64 4.1-6.1 against 8.1-10.0 ms; 2 to 24 rows, rows of
+# ``x2`` up to 160 float32 or 80 float64: 0.3-0.8 of the time; 1 row or a wider ``x2``: no
+# gain). Slices of 256 KiB of ``x2`` up to 12 rows, 128 KiB above (where 256 KiB lost to
+# BLAS on some widths). The slices' products add in order: a sum blocked once more, as BLAS
+# blocks its own.
 _SLICED_ROWS = (2, 24)  # the rows of x1 where slicing pays
 _SLICED_ROW_BYTES = 640  # the widest row of x2
-_SLICE_BYTES = 128 * 1024  # the part of x2 one slice reads
+_SLICE_BYTES = ((12, 256 * 1024), (24, 128 * 1024))  # (rows of x1 up to, bytes of x2 a slice)
 _SLICES_MIN = 8  # slices at least, else one call
 
 
@@ -70,11 +72,12 @@ def _sliced_product(x1: np.ndarray, x2: np.ndarray) -> np.ndarray | None:
     if x1.ndim != 2 or x2.ndim != 2 or x1.dtype != x2.dtype or x1.dtype not in _SUMMED:
         return None
     (m, k), n, size = x1.shape, x2.shape[1], x2.dtype.itemsize
-    if not _SLICED_ROWS[0] <= m <= _SLICED_ROWS[1] or n * size > _SLICED_ROW_BYTES:
+    if not _SLICED_ROWS[0] <= m <= _SLICED_ROWS[1] or not 0 < n * size <= _SLICED_ROW_BYTES:
         return None
     if x2.strides[1] != size:  # (measured on rows of x2 contiguous)
         return None
-    step = max(64, _SLICE_BYTES // (n * size) // 64 * 64)
+    part_bytes = next(b for rows, b in _SLICE_BYTES if m <= rows)
+    step = max(64, part_bytes // (n * size) // 64 * 64)
     if k < _SLICES_MIN * step:
         return None
     out = np.matmul(x1[:, :step], x2[:step])

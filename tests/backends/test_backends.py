@@ -905,7 +905,8 @@ def test_numpy_backend_sums_a_long_narrow_product_over_slices(rows, cols, n, dty
 
 def test_numpy_backend_leaves_other_products_to_blas():
     """One row (BLAS's vector product), a wide ``x2``, a short contracted axis, mixed dtypes,
-    integers and a strided ``x2`` are not sliced: no gain was measured there."""
+    integers, a strided ``x2`` and more than 24 rows are not sliced (no gain was measured
+    there), nor an ``x2`` of no columns."""
     from xdist.backends import numpy as backend_module
 
     rng = np.random.default_rng(8)
@@ -918,6 +919,7 @@ def test_numpy_backend_leaves_other_products_to_blas():
         (np.ones((8, 100000), np.int64), np.ones((100000, 65), np.int64)),
         (rng.standard_normal((8, 100000)).astype(np.float32), long[:, ::2]),
         (rng.standard_normal((40, 100000)).astype(np.float32), long),
+        (rng.standard_normal((8, 100000)).astype(np.float32), long[:, :0]),  # an empty block
     ]:
         assert backend_module._sliced_product(x1, x2) is None
 
