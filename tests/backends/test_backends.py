@@ -905,8 +905,8 @@ def test_numpy_backend_sums_a_long_narrow_product_over_slices(rows, cols, n, dty
 
 def test_numpy_backend_leaves_other_products_to_blas():
     """One row (BLAS's vector product), a wide ``x2``, a short contracted axis, mixed dtypes,
-    integers, a strided ``x2`` and more than 24 rows are not sliced (no gain was measured
-    there), nor an ``x2`` of no columns."""
+    integers, a strided ``x2``, more than 24 rows and ``X.T @ X`` are not sliced (no gain
+    was measured there), nor an ``x2`` of no columns."""
     from xdist.backends import numpy as backend_module
 
     rng = np.random.default_rng(8)
@@ -920,6 +920,7 @@ def test_numpy_backend_leaves_other_products_to_blas():
         (rng.standard_normal((8, 100000)).astype(np.float32), long[:, ::2]),
         (rng.standard_normal((40, 100000)).astype(np.float32), long),
         (rng.standard_normal((8, 100000)).astype(np.float32), long[:, :0]),  # an empty block
+        (long[:, :8].T, long[:, :8]),  # a Gram matrix: one memory, BLAS's ``syrk``
     ]:
         assert backend_module._sliced_product(x1, x2) is None
 
