@@ -76,11 +76,11 @@ def _sliced_product(x1: np.ndarray, x2: np.ndarray) -> np.ndarray | None:
         return None
     if x2.strides[1] != size:  # (measured on rows of x2 contiguous)
         return None
-    if np.may_share_memory(x1, x2):  # ``X.T @ X``: BLAS's ``syrk`` on each slice, 10% slower
-        return None
     part_bytes = next(b for rows, b in _SLICE_BYTES if m <= rows)
     step = max(64, part_bytes // (n * size) // 64 * 64)
     if k < _SLICES_MIN * step:
+        return None
+    if np.may_share_memory(x1, x2):  # ``X.T @ X``: BLAS's ``syrk`` on each slice, 10% slower
         return None
     out = np.matmul(x1[:, :step], x2[:step])
     part = np.empty_like(out)

@@ -148,9 +148,10 @@ def test_gram_matrix_is_one_allreduce(counts):
 @pytest.mark.parametrize("counts", [None, "uneven"])
 def test_cluster_sums_of_a_long_split_axis_match_numpy(counts, dtype):
     """k-means' cluster sums: the k x n membership matrix split on its columns times the
-    n x (d + 1) samples split on rows, a long contraction of few rows that each rank sums
-    over slices of its part (``backends/numpy.py: _sliced_product``), then one allreduce;
-    within float rounding of NumPy's float64 product at every rank count."""
+    n x (d + 1) samples split on rows, a long contraction of few rows (which the NumPy
+    backend sums over slices of each rank's part: ``backends/numpy.py: _sliced_product``),
+    then one allreduce; within float rounding of NumPy's float64 product at every rank
+    count."""
     n = 3 * 9001
     rng = np.random.default_rng(9)
     labels = rng.integers(0, 8, n)
