@@ -277,9 +277,10 @@ class Backend(Protocol):
         """``out[...] = a @ b`` for ``out`` a view of a larger block."""
         ...
 
-    def writes_products(self, a: Block, b: Block) -> bool:
-        """Whether ``matmul_into(a, b, out)`` has the product written into ``out`` itself
-        (else it is made, then copied)."""
+    def blas_views(self, a: Block, b: Block) -> tuple[np.ndarray, np.ndarray] | None:
+        """NumPy arrays on ``a``'s and ``b``'s own memory whose ``np.matmul`` is the
+        backend's ``a @ b`` (the same values and dtype: the backend's product is NumPy's
+        BLAS call), so that it may write into a block it is given (``out=``); else ``None``."""
         ...
 
     def solve_upper_right(self, b: Block, r: Block) -> Block:
@@ -596,9 +597,9 @@ class BackendBase:
         block) of the product's shape and dtype; the library's ``matmul`` then a copy here."""
         out[...] = self.xp.matmul(a, b)
 
-    def writes_products(self, a: Any, b: Any) -> bool:
-        """``matmul_into`` here makes the product, then copies it."""
-        return False
+    def blas_views(self, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """Here none: the library makes its own products."""
+        return None
 
     def solve_upper_right(self, b: Any, r: Any) -> Any:
         """``b r^{-1}`` for ``r`` upper triangular with a nonzero diagonal (stacks of both

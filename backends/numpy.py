@@ -275,9 +275,9 @@ class NumPyBackend(BackendBase):
         which saves writing the product and then copying it."""
         np.matmul(a, gemm_operand(a, b), out=out)
 
-    def writes_products(self, a: np.ndarray, b: np.ndarray) -> bool:
-        """NumPy's ``matmul`` writes into ``out=`` itself."""
-        return True
+    def blas_views(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The blocks themselves."""
+        return a, b
 
     def solve_upper_right(self, b: np.ndarray, r: np.ndarray) -> np.ndarray:
         """LAPACK's triangular solve through SciPy where it is installed (one pass over

@@ -895,9 +895,11 @@ class TorchBackend(BackendBase):
             va, vb, vout = views
             np.matmul(va, gemm_operand(va, vb), out=vout)
 
-    def writes_products(self, a: torch.Tensor, b: torch.Tensor) -> bool:
-        """Real float CPU tensors (``_blas_views``): NumPy's BLAS writes ``out`` itself."""
-        return _blas_views(a, b) is not None
+    def blas_views(self, a: torch.Tensor, b: torch.Tensor) -> tuple[np.ndarray, ...] | None:
+        """Views of real float CPU tensors where NumPy's BLAS makes the backend's products
+        (``_blas_views``)."""
+        views = _blas_views(a, b)
+        return None if views is None else (views[0], views[1])
 
     def solve_upper_right(self, b: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
         """On the CPU, LAPACK's triangular solve through SciPy on the tensors' memory (Torch's

@@ -185,8 +185,13 @@ def _numpy_dtype(tensor: Any) -> np.dtype | None:
     lacks: bfloat16)."""
     if tensor.device.type != "cpu":
         return None
-    name = str(tensor.dtype).removeprefix("torch.")
-    return np.dtype(name) if name in _TORCH_DTYPES else None
+    if tensor.dtype not in _NUMPY_DTYPES:
+        name = str(tensor.dtype).removeprefix("torch.")
+        _NUMPY_DTYPES[tensor.dtype] = np.dtype(name) if name in _TORCH_DTYPES else None
+    return _NUMPY_DTYPES[tensor.dtype]
+
+
+_NUMPY_DTYPES: dict[Any, np.dtype | None] = {}  # Torch's dtype -> NumPy's, read once (1 us)
 
 
 def held_bytes() -> int:

@@ -83,6 +83,7 @@ from ._config import get_config
 from ._deferred import Deferred
 from ._layout import Layout
 from ._pending import PENDING, keep, keep_result, kept, pend, settle
+from .backends.numpy import gemm_operand
 
 __all__ = [
     "Pending",
@@ -356,8 +357,11 @@ def product(b1: Any, b2: Any, layout: Layout, like: Array) -> Array | None:
     ):
         return None
     size = math.prod(shape)
-    a, b = _leaf(b1, size, backend, _PRODUCT_SNAPSHOT_RATIO), _leaf(b2, size, backend)
-    if a is None or b is None or not _rows_outermost(a):
+    a = _leaf(b1, size, backend, _PRODUCT_SNAPSHOT_RATIO)
+    if a is None or not _rows_outermost(a):
+        return None  # (before ``b2``'s copy: a user's ``X @ C.T`` runs now, copying nothing)
+    b = _leaf(b2, size, backend)
+    if b is None:
         return None
     empty = backend.xp.matmul(a[:0], b)  # the eager product's dtype (and library)
     if not backend.is_block(empty) or tuple(empty.shape) != (0, shape[1]):
@@ -378,20 +382,25 @@ def product(b1: Any, b2: Any, layout: Layout, like: Array) -> Array | None:
 
 def pooled_product(b1: Any, b2: Any, backend: Any) -> Any:
     """``b1 @ b2`` of two 2-d blocks run now, into a block the pool lends where the product is
-    large enough to be lent (``block_pool.empty``) and the backend's ``matmul_into`` writes it
-    there itself (``writes_products``: NumPy's ``matmul`` with ``out=``; on the Torch backend,
-    NumPy's BLAS on the memory of float CPU tensors): into memory written before rather than
-    new pages. ``None`` where the product is left to the library."""
+    large enough to be lent (``block_pool.empty``) and NumPy's BLAS makes the backend's
+    product (``blas_views``: NumPy's blocks; on the Torch backend, the memory of float CPU
+    tensors): into memory written before rather than new pages. ``None`` where the product
+    is left to the library. The operands are viewed once and the rest is NumPy's: right
+    after a product that evicted the caches, each Torch call costs 10-20 us, not 1."""
     if not (backend.is_block(b1) and backend.is_block(b2)):
         return None
     if b1.ndim != 2 or b2.ndim != 2 or b1.shape[1] != b2.shape[0]:
         return None
     shape = (b1.shape[0], b2.shape[1])
-    if math.prod(shape) * 16 < block_pool.MIN_BYTES or not backend.writes_products(b1, b2):
+    if math.prod(shape) * 16 < block_pool.MIN_BYTES:
         return None  # (16: the widest element, complex128)
-    out = block_pool.empty(backend.xp.matmul(b1[:0], b2), shape)  # the eager dtype
-    backend.matmul_into(b1, b2, out)
-    return out
+    views = backend.blas_views(b1, b2)
+    if views is None:
+        return None
+    a, b = views
+    out = block_pool.empty(np.matmul(a[:0], b), shape)  # the eager dtype
+    np.matmul(a, gemm_operand(a, b), out=out)
+    return out if backend.is_block(out) else backend.from_host(out)
 
 
 def _product_into(backend: Any, a: Any, b: Any, *, out: Any) -> Any:

@@ -119,8 +119,8 @@ def test_a_function_run_now_writes_into_a_lent_block():
 @pytest.mark.parametrize("blas_views", [True, False])
 def test_a_product_run_now_writes_into_a_lent_block(blas_views, monkeypatch):
     """A product that starts no chain (its rows the user's data, as large as the product) is
-    written by BLAS into a lent block where the backend's ``matmul_into`` writes there itself
-    (``writes_products``): NumPy's ``matmul`` with ``out=``, and on the Torch backend NumPy's
+    written by BLAS into a lent block where NumPy's BLAS makes the backend's product
+    (``blas_views``): NumPy's ``matmul`` with ``out=``, and on the Torch backend NumPy's
     BLAS on the float tensors' memory, where it runs as many threads as Torch (else Torch's
     own product, not lent). The eager call's bits."""
     if BACKEND.name == "torch":
