@@ -386,7 +386,7 @@ def pooled_product(b1: Any, b2: Any, backend: Any) -> Any:
     product (``blas_views``: NumPy's blocks; on the Torch backend, the memory of float CPU
     tensors): into memory written before rather than new pages. ``None`` where the product
     is left to the library. The operands are viewed once and the rest is NumPy's: right
-    after a product that evicted the caches, each Torch call costs 10-20 us, not 1."""
+    after a product that evicted the caches, a Torch call costs 10-25 us (1 us warm)."""
     if not (backend.is_block(b1) and backend.is_block(b2)):
         return None
     if b1.ndim != 2 or b2.ndim != 2 or b1.shape[1] != b2.shape[0]:
